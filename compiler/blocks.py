@@ -1,0 +1,197 @@
+"""Markdown block structure: lines -> tokens -> Lark LALR -> Block list.
+
+The line classifier below does the context-sensitive part of markdown block
+lexing (an open fence swallows lines until a matching closer, list nesting is
+decided by indentation, `---` is a setext underline only under a paragraph
+line); `grammar/blocks.lark` assembles the classified lines into blocks.
+Lark's own lexers match regexes without state, which cannot express "the
+closing fence must repeat the opening fence's character and length"; hence a
+custom line lexer in front of the LALR parser (see docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Transformer
+from lark.lexer import Lexer
+
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_HR = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+_BULLET = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(?:([ \t]+)|$)")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_QUOTE = re.compile(r"^ {0,3}>")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A markdown block with its exact 1-based line span."""
+
+    kind: str  # heading | paragraph | item | code | table | quote | html
+    start: int
+    end: int
+    lines: tuple[str, ...]  # raw source lines of the span
+    depth: int = 0  # list nesting depth for items, heading level for headings
+    info: str = ""  # fence info string for code blocks
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class _LineToken(Token):
+    """A whole-line token; `depth` is the list nesting depth at that line."""
+
+    __slots__ = ("depth",)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def classify_lines(lines: list[str], first_line: int = 1):
+    """Yield one Lark token per source line, carrying line number and depth."""
+    fence: tuple[str, int] | None = None  # (char, length) of the open fence
+    in_comment = False
+    items: list[int] = []  # content columns of the open list items
+    prev = "_BLANK"
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        kind, depth = "TEXT", len(items)
+        if fence is not None:
+            m = _FENCE.match(line)
+            if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
+                kind, fence = "FENCE_CLOSE", None
+            else:
+                kind = "CODE"
+        elif in_comment or line.lstrip().startswith("<!--"):
+            kind = "HTML"
+            in_comment = "-->" not in (line if in_comment else line.split("<!--", 1)[1])
+        elif not line.strip():
+            kind = "_BLANK"
+        elif (m := _FENCE.match(line)) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+            kind, fence = "FENCE_OPEN", (m.group(2)[0], len(m.group(2)))
+            while items and items[-1] > _indent(line) + 3:
+                items.pop()
+            depth = len(items)
+        elif prev == "TEXT" and _SETEXT.match(line) and not items:
+            kind = "SETEXT"
+        elif _HR.match(line):
+            kind, items = "_HR", []
+        elif _ATX.match(line):
+            kind, items = "ATX", []
+        elif (m := _BULLET.match(line)) and (m.group(3) or line.strip() in "-*+"):
+            indent = len(m.group(1))
+            while items and items[-1] > indent:
+                items.pop()
+            depth = len(items)
+            items.append(indent + len(m.group(2)) + len(m.group(3) or " "))
+            kind = "BULLET"
+        elif _QUOTE.match(line):
+            kind, items = "QUOTE", []
+        elif prev in ("TABLE_ROW", "TABLE_SEP") and "|" in line:
+            kind = "TABLE_SEP" if _TABLE_SEP.match(line) else "TABLE_ROW"
+        elif "|" in line and offset + 1 < len(lines) and "-" in lines[offset + 1] and _TABLE_SEP.match(lines[offset + 1]) and "|" in lines[offset + 1]:
+            kind, items = "TABLE_ROW", []
+        elif items and (prev in ("BULLET", "CONT") or _indent(line) >= items[0]):
+            while items and items[-1] > _indent(line) and prev not in ("BULLET", "CONT"):
+                items.pop()
+            if not items:
+                kind, depth = "TEXT", 0
+            else:
+                kind, depth = ("CONT" if prev in ("BULLET", "CONT") else "NESTED"), len(items) - 1
+        elif prev in ("_BLANK", "INDENTED") and _indent(line.expandtabs(4)) >= 4 and not items:
+            kind = "INDENTED"
+        else:
+            items = []
+            kind, depth = "TEXT", 0
+        if kind == "_BLANK" and prev == "INDENTED":
+            prev = "_BLANK"
+        else:
+            prev = kind
+        token = _LineToken(kind, line, line=number)
+        token.depth = depth
+        yield token
+
+
+class _ToBlocks(Transformer):
+    """Turn the LALR parse of line tokens into Block objects."""
+
+    @staticmethod
+    def _make(kind: str, tokens: list[Token], depth: int | None = None, info: str = "") -> Block:
+        return Block(
+            kind=kind,
+            start=tokens[0].line,
+            end=tokens[-1].line,
+            lines=tuple(str(t) for t in tokens),
+            depth=tokens[0].depth if depth is None else depth,
+            info=info,
+        )
+
+    def start(self, children):
+        return [c for c in children if isinstance(c, Block)]
+
+    def text_run(self, tokens):
+        return tokens
+
+    def heading(self, tokens):
+        (atx,) = tokens
+        level = len(atx.lstrip()) - len(atx.lstrip().lstrip("#"))
+        return self._make("heading", [atx], depth=level)
+
+    def setext_heading(self, children):
+        run, underline = children
+        return self._make("heading", run, depth=1 if underline.strip().startswith("=") else 2)
+
+    def paragraph(self, children):
+        return self._make("paragraph", children[0])
+
+    def nested_paragraph(self, tokens):
+        return self._make("paragraph", tokens)
+
+    def item(self, tokens):
+        return self._make("item", tokens)
+
+    def fence(self, tokens):
+        opener = _FENCE.match(tokens[0])
+        return self._make("code", tokens, info=opener.group(3).strip() if opener else "")
+
+    def indented_code(self, tokens):
+        return self._make("code", tokens)
+
+    def table(self, tokens):
+        return self._make("table", tokens)
+
+    def quote(self, tokens):
+        return self._make("quote", tokens)
+
+    def html(self, tokens):
+        return self._make("html", tokens)
+
+
+class _LineLexer(Lexer):
+    """Adapter that lets Lark consume pre-classified line tokens."""
+
+    def __init__(self, lexer_conf):
+        pass
+
+    def lex(self, data, parser_state=None):
+        return iter(data)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = resources.files("policyc.grammar").joinpath("blocks.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer=_LineLexer, transformer=_ToBlocks())
+
+
+def parse_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
+    """Parse markdown body lines (starting at `first_line`) into blocks."""
+    if not lines:
+        return []
+    return _parser().parse(list(classify_lines(lines, first_line)))

@@ -1,0 +1,113 @@
+"""The ten §12 self-checks, plus a real JavaScript engine for every regex.
+
+`self_check` returns failures as (rule id or "-", message); the caller aborts
+the write when there is any.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+from importlib import resources
+
+import jsonschema
+
+from .regexes import redos_reasons, syntax_problems
+
+MAX_OUTPUT_BYTES = 2 * 1024 * 1024
+_ID = re.compile(r"^enforce-[a-z0-9-]+$")
+_NODE_CHECK = r"""
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const out = input.map(([regex, flags]) => {
+  try { return new RegExp(regex, flags).test('') ? 'matches the empty string' : ''; }
+  catch (e) { return 'JavaScript rejects it: ' + e.message; }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    return json.loads(resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8"))
+
+
+def normalise_ws(text: str) -> str:
+    return " ".join(text.split())
+
+
+def node_problems(pairs: list[tuple[str, str]]) -> list[str] | None:
+    """Per (regex, flags): '' or what Node.js says is wrong; None when Node.js is absent."""
+    node = shutil.which("node")
+    if node is None or not pairs:
+        return None if node is None else []
+    done = subprocess.run([node, "-e", _NODE_CHECK], input=json.dumps(pairs), capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -> list[tuple[str, str]]:
+    """Run the §12 checks on a distilled-rules document."""
+    failures: list[tuple[str, str]] = []
+    rules = doc.get("rules", [])
+    normalised = {f: normalise_ws(t) for f, t in source_texts.items()}
+    seen: set[str] = set()
+    pairs: list[tuple[str, str]] = []
+    owners: list[str] = []
+    for rule in rules:
+        rid = rule.get("id", "-")
+        src = rule.get("source", {})
+        quote = normalise_ws(src.get("quote", ""))
+        lines = src.get("lines", [0, 0])
+        text = source_texts.get(src.get("file", ""))
+        # 1. the quote is in its file, at its lines
+        if not quote or text is None or quote not in normalised[src["file"]]:
+            failures.append((rid, "source.quote is not in the source file"))
+        elif quote not in normalise_ws("\n".join(text.split("\n")[lines[0] - 1 : lines[1]])):
+            failures.append((rid, f"source.quote is not at lines {lines[0]}-{lines[1]}"))
+        # 2. block/ask rules have a concrete trigger
+        fields = {p.get("field") for p in rule.get("patterns", []) if not p.get("negate")}
+        exact_tool = rule.get("tool_match") and "*" not in rule["tool_match"]
+        if rule.get("action") in ("block", "ask") and not (fields & {"command", "file_path", "content", "new_string"} or (exact_tool and not rule["patterns"])):
+            failures.append((rid, "block/ask rule without a command, file_path or content regex or exact tool"))
+        for pattern in rule.get("patterns", []):
+            flags = pattern.get("flags", "i")
+            # 3 and 4. no empty match, no catastrophic backtracking (harness heuristic)
+            for problem in syntax_problems(pattern["regex"], flags) + redos_reasons(pattern["regex"]):
+                failures.append((rid, f"pattern {pattern['regex']!r}: {problem}"))
+            pairs.append((pattern["regex"], flags))
+            owners.append(rid)
+        # 8, 9, 10. ids unique and well-formed, tool_match non-empty
+        if rid in seen:
+            failures.append((rid, "duplicate id"))
+        seen.add(rid)
+        if not _ID.match(rid):
+            failures.append((rid, "id does not match ^enforce-[a-z0-9-]+$"))
+        if not rule.get("tool_match"):
+            failures.append((rid, "empty tool_match"))
+    # 5. stats match the arrays
+    stats = doc.get("stats", {})
+    expected = {
+        "distilled_block": sum(1 for r in rules if r.get("action") == "block"),
+        "distilled_ask": sum(1 for r in rules if r.get("action") == "ask"),
+        "distilled_advisory": sum(1 for r in rules if r.get("action") == "warn"),
+        "skipped": len(doc.get("skipped", [])),
+        "conflicts": len(doc.get("conflicts", [])),
+        "removed": len(doc.get("removed", [])),
+    }
+    for key, value in expected.items():
+        if stats.get(key) != value:
+            failures.append(("-", f"stats.{key} is {stats.get(key)}, the arrays hold {value}"))
+    # 6. JSON schema; 7. size
+    for error in jsonschema.Draft202012Validator(load_schema("distilled-rules.schema.json")).iter_errors(doc):
+        failures.append(("-", f"schema: {'/'.join(map(str, error.absolute_path))}: {error.message}"))
+    size = len(json.dumps(doc, indent=2, ensure_ascii=False).encode())
+    if size >= MAX_OUTPUT_BYTES:
+        failures.append(("-", f"output is {size} bytes, over 2 MB"))
+    # every regex in a real JavaScript engine
+    if use_node:
+        for rid, problem in zip(owners, node_problems(pairs) or []):
+            if problem:
+                failures.append((rid, problem))
+    return failures

@@ -1,0 +1,237 @@
+"""The imperative-clause layer: sentences, §5 markers and the clause shapes.
+
+`grammar/inline.lark` splits a block's text into sentences of inline tokens
+(code spans, paths, words, tags, punctuation) with character offsets. This
+module finds the lexical markers in a sentence (grammar/ladder.yaml), picks
+the strongest, and reads the clause around it: the verb, its objects, and
+the shapes "X instead of Y", "before/after X", "unless/except X" and "only
+when editing files matching X".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token
+
+from .ladder import Ladder, load_ladder, normalise_word
+
+# Words that end the clause a marker governs (besides ; — – and another marker).
+_CLAUSE_BREAKS = frozenset({"instead", "rather", "unless", "except", "but", "otherwise", "however", "or else"})
+_SEQUENCE_WORDS = frozenset({"before", "after", "until", "first", "then", "once"})
+_LIST_NOUNS = frozenset({"command", "commands", "tool", "tools", "binary", "binaries", "cli", "clis"})
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    start: int  # character offsets into the block text
+    end: int
+    tokens: tuple[Token, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    text: str  # the phrase as written
+    marker_class: str  # ladder class, after ALL-CAPS strengthening
+    caps: bool
+    index: int  # token index in the sentence (-1: inherited from a heading or lead line)
+
+
+@dataclass(slots=True)
+class Clause:
+    """What the compiler read from one imperative sentence."""
+
+    marker: Marker
+    verb: str = ""
+    objects: list[dict] = field(default_factory=list)  # {"kind": code|path|word, "text": ...}
+    instead_of: list[dict] = field(default_factory=list)  # what to use instead of (the trigger of a positive rule)
+    alternatives: list[dict] = field(default_factory=list)  # what the source says to do instead
+    exceptions: list[dict] = field(default_factory=list)  # unless / except objects
+    condition: str = ""  # unless/except text that is not concrete ("unless asked")
+    sequence: str = ""  # before/after phrase of a sequential precondition
+    file_scope: list[str] = field(default_factory=list)  # "only when editing files matching X"
+    scope_text: str = ""  # the words of the governed clause, lower-cased
+
+    def to_json(self) -> dict:
+        data = {
+            "marker": self.marker.text,
+            "marker_class": self.marker.marker_class,
+            "caps": self.marker.caps,
+            "inherited": self.marker.index < 0,
+            "verb": self.verb,
+            "objects": self.objects,
+            "instead_of": self.instead_of,
+            "alternatives": self.alternatives,
+            "exceptions": self.exceptions,
+            "condition": self.condition,
+            "sequence": self.sequence,
+            "file_scope": self.file_scope,
+        }
+        return {k: v for k, v in data.items() if v not in ("", [], None) or k in ("marker", "marker_class")}
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> Lark:
+    grammar = resources.files("policyc.grammar").joinpath("inline.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="basic")
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences of a block's text, each with its inline tokens and offsets."""
+    tree = _inline_parser().parse(text)
+    out = []
+    for node in tree.children:
+        if isinstance(node, Token):  # a stray END
+            continue
+        tokens = tuple(node.children)
+        end = tokens[-1].end_pos
+        if end < len(text) and text[end] in ".!?":  # keep the full stop in the quote
+            end += len(text[end:]) - len(text[end:].lstrip(".!?"))
+        out.append(Sentence(tokens[0].start_pos, end, tokens))
+    return out
+
+
+def _is_caps(phrase: str) -> bool:
+    last = phrase.split()[-1]
+    letters = [c for c in last if c.isalpha()]
+    return len(letters) > 1 and all(c.isupper() for c in letters)
+
+
+def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marker]:
+    """Every §5 marker in the sentence, in order, after negation and caps rules."""
+    ladder = ladder or load_ladder()
+    positions = [i for i, t in enumerate(sentence.tokens) if t.type == "WORD"]
+    words = [normalise_word(sentence.tokens[i]) for i in positions]
+    found: list[tuple[int, int, str]] = []  # (word index, length, class)
+    i = 0
+    while i < len(words):
+        hit = ladder.match_at(words, i)
+        if hit is None:
+            i += 1
+            continue
+        length, cls = hit
+        if ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
+            # "not always", "don't have to": no marker, and the negator is void too
+            if found and found[-1][0] == i - 1:
+                found.pop()
+        else:
+            found.append((i, length, cls))
+        i += length
+    markers = []
+    for i, length, cls in found:
+        first, last = positions[i], positions[i + length - 1]
+        phrase = " ".join(sentence.tokens[k] for k in range(first, last + 1) if sentence.tokens[k].type == "WORD")
+        caps = _is_caps(phrase)
+        if caps:
+            cls = ladder.caps_strengthen.get(cls, cls)
+        markers.append(Marker(phrase, cls, caps, first))
+    head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER"))
+    for header in ladder.headers:
+        if head.replace(" ", "").startswith(header.replace(" ", "")):
+            markers.insert(0, Marker(header.rstrip(":"), "block-direct", True, 0))
+    return markers
+
+
+def strongest(markers: list[Marker], ladder: Ladder | None = None) -> Marker | None:
+    """The governing marker: any hedge wins (skip when uncertain), else the strongest class."""
+    ladder = ladder or load_ladder()
+    if not markers:
+        return None
+    hedges = [m for m in markers if ladder.classes[m.marker_class].polarity == "hedged"]
+    if hedges:
+        return hedges[0]
+    return min(markers, key=lambda m: ladder.classes[m.marker_class].rank)
+
+
+def _object(token: Token) -> dict | None:
+    if token.type == "CODE":
+        return {"kind": "code", "text": token.strip("`").strip()}
+    if token.type == "PATH":
+        return {"kind": "path", "text": str(token)}
+    return None
+
+
+def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
+    """Token ranges split at clause breaks and at every marker."""
+    starts = {m.index for m in markers if m.index > 0}
+    cuts = [0]
+    for i, tok in enumerate(sentence.tokens):
+        word = normalise_word(tok) if tok.type == "WORD" else ""
+        if i in starts or word in _CLAUSE_BREAKS or (tok.type == "PUNCT" and tok in ";—–-"):
+            if i > cuts[-1]:
+                cuts.append(i)
+    cuts.append(len(sentence.tokens))
+    return list(zip(cuts, cuts[1:]))
+
+
+_STRICT_RUN = frozenset({"run", "execute", "invoke", "launch", "call"})
+_FILENAME = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?:md|mdx|json|lock|ya?ml|toml|ini|cfg|txt|rst|py|ts|tsx|js|jsx|go|rs|sql|sh|env)$")
+
+
+def _bare_objects(tokens: tuple[Token, ...], programs: frozenset[str], edit_verbs: frozenset[str]) -> list[dict]:
+    """Objects written without backticks.
+
+    "run pytest, python, or airflow commands" and "never run pytest" give
+    program names (lower-case, right after a run verb); "edit CHANGELOG.md"
+    gives a file name. Anything else in plain prose is not an object.
+    """
+    words = [(i, t) for i, t in enumerate(tokens) if t.type == "WORD"]
+    for k, (i, tok) in enumerate(words):
+        if normalise_word(tok) not in _STRICT_RUN:
+            continue
+        names: list[str] = []
+        for _, nxt in words[k + 1 :]:
+            w = normalise_word(nxt)
+            if w in ("or", "and", "the", "any", "directly", "locally"):
+                continue
+            if w in _LIST_NOUNS:
+                return [{"kind": "word", "text": n} for n in names] if names else []
+            if str(nxt) != w or not re.fullmatch(r"[a-z][\w.-]*", w):
+                break
+            names.append(w)
+        known = [n for n in names if n in programs]
+        if known:
+            return [{"kind": "word", "text": known[0]}]
+    if any(normalise_word(t) in edit_verbs for _, t in words):
+        return [{"kind": "path", "text": str(t)} for _, t in words if _FILENAME.match(str(t))]
+    return []
+
+
+def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
+    """Read the clause governed by `governing` and the shapes around it."""
+    clause = Clause(marker=governing)
+    tokens = sentence.tokens
+    segments = _segments(sentence, markers)
+    index = max(governing.index, 0)
+    own = next((s for s in segments if s[0] <= index < s[1]), segments[0])
+    clause.scope_text = " ".join(normalise_word(t) for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
+    polarity = load_ladder().classes[governing.marker_class].polarity
+    for start, end in segments:
+        part = tokens[start:end]
+        lead = normalise_word(part[0]) if part[0].type == "WORD" else ""
+        objs = [o for o in map(_object, part) if o]
+        if (start, end) == own:
+            clause.objects = objs or _bare_objects(part, lexicon.programs, lexicon.edit_verbs)
+            clause.verb = next((normalise_word(t) for t in part if t.type == "WORD" and normalise_word(t) in lexicon.verbs), "")
+        elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
+            (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
+        elif lead in ("unless", "except"):
+            clause.exceptions.extend(objs)
+            if not objs:
+                clause.condition = " ".join(normalise_word(t) for t in part if t.type == "WORD")
+        elif start > own[0] and polarity == "negative":
+            clause.alternatives.extend(objs)
+    words = [normalise_word(t) for t in tokens[own[0] : own[1]] if t.type == "WORD"]
+    for i, w in enumerate(words):
+        if w in _SEQUENCE_WORDS and polarity == "positive":
+            clause.sequence = " ".join(words[i:])
+            break
+    for i in range(len(tokens) - 1):
+        if normalise_word(tokens[i]) in ("matching", "under", "in") and i >= 3 and "only" in words:
+            obj = _object(tokens[i + 1])
+            if obj and obj["kind"] in ("code", "path") and "editing" in words:
+                clause.file_scope.append(obj["text"])
+    return clause

@@ -1,0 +1,253 @@
+"""Extraction: one source's blocks -> imperatives and skipped items (§4-§7).
+
+Walks the blocks in order, keeping the heading path and the last lead line
+("Never run these commands:") so that list items and fenced lines under them
+inherit their marker (§4 forbidden and required lists). Each sentence with a
+§5 marker becomes an Imperative routed by §15.1, or a Skipped item.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .blocks import Block, parse_blocks
+from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
+from .ir import Imperative, Skipped
+from .ladder import load_ladder
+from .sources import Source, load_conventions
+from .triggers import infer_trigger, load_lexicon
+
+_PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
+_BAD_EXAMPLE = re.compile(
+    r"^\W*(?:bad|wrong|incorrect|avoid this|don'?t do this|do not do this|anti-?pattern|before)\b|❌|🚫|✗",
+    re.IGNORECASE,
+)
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*|<!--)")
+
+
+@dataclass(slots=True)
+class _Lead:
+    marker: Marker
+    block: Block
+    quote: str
+
+
+@dataclass(slots=True)
+class Unit:
+    """A span of text to read: a block, one table cell, or one fenced line."""
+
+    block: Block
+    text: str  # same length per line as the source lines, markup blanked out
+    inherited: _Lead | None = None
+    literal: bool = False  # a fenced line: the whole line is the object
+
+
+def _blank_prefix(line: str) -> str:
+    m = _PREFIX.match(line)
+    return " " * len(m.group(1)) + line[len(m.group(1)) :] if m else line
+
+
+def _units(block: Block) -> list[Unit]:
+    if block.kind in ("paragraph", "item", "quote", "heading"):
+        lines = list(block.lines)
+        lines[0] = _blank_prefix(lines[0])
+        if block.kind == "quote":
+            lines = [_blank_prefix(line) for line in lines]
+        return [Unit(block, "\n".join(lines))]
+    if block.kind == "table":
+        units = []
+        for offset, row in enumerate(block.lines):
+            if set(row.strip()) <= set("|-: "):
+                continue
+            bars = [i for i, c in enumerate(row) if c == "|"]
+            edges = [-1, *bars, len(row)]
+            for a, b in zip(edges, edges[1:]):
+                cell = row[a + 1 : b]
+                if cell.strip():
+                    text = "\n" * offset + " " * (a + 1) + cell
+                    units.append(Unit(block, text))
+        return units
+    return []
+
+
+def _line_of(text: str, offset: int) -> tuple[int, int]:
+    """0-based (line index, column) of a character offset in unit text."""
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _quote(block: Block, text: str, start: int, end: int) -> tuple[str, list[int]]:
+    """The verbatim source text of [start, end), whitespace-collapsed, and its line span."""
+    (l0, c0), (l1, c1) = _line_of(text, start), _line_of(text, end)
+    if l0 == l1:
+        piece = block.lines[l0][c0:c1]
+    else:
+        piece = "\n".join([block.lines[l0][c0:], *block.lines[l0 + 1 : l1], block.lines[l1][:c1]])
+    return " ".join(piece.split()), [block.start + l0, block.start + l1]
+
+
+def _is_lead(sentence_text: str) -> bool:
+    return sentence_text.rstrip(" *_`").endswith(":")
+
+
+class Extractor:
+    """Per-source extraction state; `run()` returns (imperatives, skipped)."""
+
+    def __init__(self, source: Source):
+        self.source = source
+        self.ladder = load_ladder()
+        self.lexicon = load_lexicon()
+        self.imperatives: list[Imperative] = []
+        self.skipped: list[Skipped] = []
+        roles = load_conventions().roles
+        self.role_ok = not source.role or source.role in roles
+
+    def run(self) -> tuple[list[Imperative], list[Skipped]]:
+        body = self.source.lines[self.source.body_start - 1 :]
+        blocks = parse_blocks(body, first_line=self.source.body_start)
+        headings: list[tuple[int, Marker | None, str]] = []  # (level, polarity marker, text)
+        lead: _Lead | None = None
+        for block in blocks:
+            if block.kind == "heading":
+                headings = [h for h in headings if h[0] < block.depth]
+                sentences = split_sentences(_units(block)[0].text) if block.text.strip("# ") else []
+                markers = find_markers(sentences[0]) if sentences else []
+                polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
+                headings.append((block.depth, polar, block.text.strip("# ").strip()))
+                lead = None
+                continue
+            if block.kind == "code":
+                if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote):
+                    self._fenced_list(block, lead)
+                lead = None
+                continue
+            if lead and not (block.kind == "item" and block.depth > (lead.block.depth if lead.block.kind == "item" else -1)):
+                lead = None
+            inherited = lead
+            if inherited is None and block.kind == "item":
+                polar = next((h[1] for h in reversed(headings) if h[1] is not None), None)
+                if polar is not None:
+                    inherited = _Lead(polar, block, "")
+            for unit in _units(block):
+                unit.inherited = inherited
+                new_lead = self._read_unit(unit, headings)
+                if new_lead:
+                    lead = new_lead
+        return self.imperatives, self.skipped
+
+    def _fenced_list(self, block: Block, lead: _Lead) -> None:
+        for offset, line in enumerate(block.lines[1:-1] if len(block.lines) > 1 else (), start=1):
+            command = line.strip()
+            if not command or _COMMENT_LINE.match(command) or block.start + offset == block.end and command.startswith(("```", "~~~")):
+                continue
+            unit = Unit(block, "\n".join(block.lines), inherited=lead, literal=True)
+            start = sum(len(x) + 1 for x in block.lines[:offset]) + line.index(command)
+            self._imperative_from(unit, None, start, start + len(command), [], lead.marker,
+                                  [{"kind": "code", "text": command}])
+
+    def _read_unit(self, unit: Unit, headings) -> _Lead | None:
+        """Read every sentence of a unit; return a lead marker if the unit introduces a list."""
+        new_lead = None
+        if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
+            return None
+        sentences = split_sentences(unit.text)
+        for sentence in sentences:
+            markers = find_markers(sentence, self.ladder)
+            governing = strongest(markers, self.ladder) or (unit.inherited.marker if unit.inherited else None)
+            if governing is None:
+                continue
+            if sentence is sentences[-1] and _is_lead(unit.text[sentence.start : sentence.end]):
+                quote, _ = _quote(unit.block, unit.text, sentence.start, sentence.end)
+                new_lead = _Lead(governing, unit.block, quote)
+                if not any(t.type == "CODE" for t in sentence.tokens):
+                    continue  # "Never run these commands:" only announces its list
+            self._imperative_from(unit, sentence, sentence.start, sentence.end, markers, governing, None, headings)
+        return new_lead
+
+    def _imperative_from(self, unit: Unit, sentence: Sentence | None, start: int, end: int,
+                         markers: list[Marker], governing: Marker, objects: list[dict] | None,
+                         headings=()) -> None:
+        source = self.source
+        quote, lines = _quote(unit.block, unit.text, start, end)
+        if not quote:
+            return
+        cls = self.ladder.classes[governing.marker_class]
+        if cls.polarity == "hedged":
+            self.skipped.append(Skipped(source.group_id, source.file, lines, quote, governing.text,
+                                        "skip-hedged", f"hedged: '{governing.text}'"))
+            return
+        if sentence is not None:
+            clause = read_clause(sentence, markers, governing, self.lexicon)
+        else:
+            clause = Clause(marker=governing, objects=objects or [])
+            clause.scope_text = " ".join(o["text"].lower() for o in clause.objects)
+        if sentence is not None and unit.text[sentence.start : sentence.end].rstrip().endswith("?"):
+            self.skipped.append(Skipped(source.group_id, source.file, lines, quote, governing.text,
+                                        "skip-no-imperative", "a question, not an instruction"))
+            return
+        trigger = None if clause.sequence else infer_trigger(clause, cls.polarity, self.lexicon)
+        context = {}
+        if headings:
+            context["heading"] = headings[-1][2]
+        if unit.inherited is not None and unit.inherited.quote:
+            context["lead"] = unit.inherited.quote
+            context["lead_lines"] = [unit.inherited.block.start, unit.inherited.block.end]
+        self.imperatives.append(
+            build_imperative(source, quote, lines, governing, cls, clause, trigger, context, self.role_ok)
+        )
+
+
+def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, trigger, context, role_ok) -> Imperative:
+    """Route and grade one imperative (§5, §5f, §7, §15.1)."""
+    reasons = []
+    scope = dict(source.scope)
+    if trigger is not None and trigger.file_scope:
+        scope["file_scope"] = trigger.file_scope
+    severity = cls.severity
+    if cls.name == "block-direct" and (marker.text.lower().replace("’", "'") in cls.critical or marker.text == "CRITICAL"):
+        severity = "critical"
+    action = cls.action
+    via = f"lexical '{marker.text}'" + (" (inherited from its lead line or heading)" if marker.index < 0 else "")
+    if trigger is not None:
+        confidence = 0.85 if cls.polarity == "positive" else 0.95
+        if trigger.interpreted or marker.index < 0:
+            confidence = 0.7
+        confidence = round(confidence - 0.05 * max(0, len(scope) - 1), 2)
+        routes = ["pass1", "pass2"]
+        reasons.append(f"{via} -> action={action} per §5 ({cls.name}); trigger {trigger.kind}")
+        if confidence < 0.7 and action != "warn":
+            reasons.append(f"confidence {confidence} < 0.7 -> advisory per §7")
+            action, severity = "warn", "low"
+        if not role_ok:
+            routes = ["pass2"]
+            reasons.append(f"role '{source.role}' cannot be modelled by the harness -> Pass 2 only (§7)")
+    else:
+        confidence = 0.7
+        routes = ["pass2"]
+        if clause.sequence:
+            reasons.append(f"{via}: sequential precondition ('{clause.sequence}') -> Pass 2 (§6 ‡, §15.7)")
+        else:
+            reasons.append(f"{via}: no concrete trigger -> Pass 2 (§6, §15.1)")
+        action = "block" if cls.name == "block-direct" else "warn"
+    return Imperative(
+        id="",
+        group_id=source.group_id,
+        file=source.file,
+        lines=lines,
+        quote=quote,
+        marker=marker.text,
+        marker_class=cls.name,
+        polarity=cls.polarity,
+        clause=clause.to_json(),
+        trigger=trigger.to_json() if trigger else None,
+        scope=scope,
+        routes=routes,
+        action=action,
+        severity=severity,
+        confidence=confidence,
+        reasons=reasons,
+        suggestion=trigger.suggestion if trigger else "",
+        context=context,
+        applies_to_roles=[source.role] if source.role and role_ok else [],
+    )

@@ -1,0 +1,127 @@
+"""The policy IR: what every emitter reads, serialised as policy.ir.json.
+
+Versioned (IR_VERSION) and described by schemas/ir.schema.json. Serialisation
+is deterministic: fixed key order, sources sorted by file, imperatives in
+source order, and no timestamp except `distilled_at`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+IR_VERSION = "1.0"
+PASSES = ("pass1", "pass2", "pass3")
+
+
+@dataclass(slots=True)
+class SourceIR:
+    group_id: str
+    group_label: str
+    file: str
+    kind: str  # imperative | imperative-likely | scan-only | mixed
+    convention: str
+    sha256: str
+    precedence: int  # §10: lower wins
+    frontmatter: dict = field(default_factory=dict)
+    scope: dict = field(default_factory=dict)  # active_when axes for every rule of this source
+    role: str = ""
+
+
+@dataclass(slots=True)
+class Imperative:
+    id: str
+    group_id: str
+    file: str
+    lines: list[int]
+    quote: str
+    marker: str
+    marker_class: str
+    polarity: str
+    clause: dict
+    trigger: dict | None
+    scope: dict  # active_when
+    routes: list[str]  # subset of PASSES, in order
+    action: str  # block | ask | warn (Pass 1); block | warn for Pass 2 only
+    severity: str
+    confidence: float
+    reasons: list[str]
+    suggestion: str = ""
+    context: dict = field(default_factory=dict)  # heading and lead line the rule inherits from
+    applies_to_roles: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Skipped:
+    group_id: str
+    file: str
+    lines: list[int]
+    quote: str
+    marker: str
+    marker_class: str  # the skip class: skip-hedged, skip-no-trigger, ...
+    reason: str
+
+
+@dataclass(slots=True)
+class PolicyIR:
+    distiller: str
+    distilled_at: str
+    sources: list[SourceIR] = field(default_factory=list)
+    imperatives: list[Imperative] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)  # {"file", "message"}
+    warnings: list[str] = field(default_factory=list)
+    ir_version: str = IR_VERSION
+
+    def stats(self) -> dict:
+        by_action = {a: sum(1 for i in self.imperatives if "pass1" in i.routes and i.action == a) for a in ("block", "ask", "warn")}
+        skipped_by = {}
+        for s in self.skipped:
+            key = "skipped_" + s.marker_class.removeprefix("skip-").replace("-", "_")
+            skipped_by[key] = skipped_by.get(key, 0) + 1
+        return {
+            "files_scanned": len(self.sources) + len(self.errors),
+            "files_failed": len(self.errors),
+            "imperatives_found": len(self.imperatives) + len(self.skipped),
+            "distilled_block": by_action["block"],
+            "distilled_ask": by_action["ask"],
+            "distilled_advisory": by_action["warn"],
+            "pass2_policies": sum(1 for i in self.imperatives if "pass2" in i.routes),
+            "pass2_only": sum(1 for i in self.imperatives if i.routes == ["pass2"]),
+            "pass3_prose": sum(1 for i in self.imperatives if "pass3" in i.routes),
+            **dict(sorted(skipped_by.items())),
+            "skipped": len(self.skipped),
+            "conflicts": len(self.conflicts),
+        }
+
+    def to_json(self) -> dict:
+        return {
+            "ir_version": self.ir_version,
+            "distiller": self.distiller,
+            "distilled_at": self.distilled_at,
+            "sources": [asdict(s) for s in self.sources],
+            "imperatives": [asdict(i) for i in self.imperatives],
+            "skipped": [asdict(s) for s in self.skipped],
+            "conflicts": self.conflicts,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "stats": self.stats(),
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, data: dict) -> PolicyIR:
+        return cls(
+            distiller=data["distiller"],
+            distilled_at=data["distilled_at"],
+            sources=[SourceIR(**s) for s in data["sources"]],
+            imperatives=[Imperative(**i) for i in data["imperatives"]],
+            skipped=[Skipped(**s) for s in data["skipped"]],
+            conflicts=list(data["conflicts"]),
+            errors=list(data["errors"]),
+            warnings=list(data.get("warnings", [])),
+            ir_version=data["ir_version"],
+        )

@@ -1,0 +1,69 @@
+"""The §5 lexical ladder, loaded from grammar/ladder.yaml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerClass:
+    name: str
+    action: str  # block | ask | warn | skip
+    severity: str
+    polarity: str  # negative | positive | hedged
+    rank: int  # 0 is strongest
+    critical: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Ladder:
+    classes: dict[str, MarkerClass]
+    phrases: dict[str, list[tuple[tuple[str, ...], str]]]  # first word -> [(words, class)], longest first
+    headers: tuple[str, ...]
+    caps_strengthen: dict[str, str]
+    negators: frozenset[str]
+
+    def match_at(self, words: list[str], i: int) -> tuple[int, str] | None:
+        """The longest marker phrase starting at word i: (length, class name)."""
+        for phrase, cls in self.phrases.get(words[i], ()):
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                return len(phrase), cls
+        return None
+
+
+def normalise_word(word: str) -> str:
+    return word.lower().replace("’", "'")
+
+
+@lru_cache(maxsize=1)
+def load_ladder() -> Ladder:
+    text = resources.files("policyc.grammar").joinpath("ladder.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    classes: dict[str, MarkerClass] = {}
+    phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for rank, entry in enumerate(data["classes"]):
+        cls = MarkerClass(
+            name=entry["name"],
+            action=entry["action"],
+            severity=entry.get("severity", "low"),
+            polarity=entry["polarity"],
+            rank=rank,
+            critical=frozenset(entry.get("critical", ())),
+        )
+        classes[cls.name] = cls
+        for marker in entry["markers"]:
+            words = tuple(normalise_word(marker).split())
+            phrases.setdefault(words[0], []).append((words, cls.name))
+    for options in phrases.values():
+        options.sort(key=lambda option: -len(option[0]))
+    return Ladder(
+        classes=classes,
+        phrases=phrases,
+        headers=tuple(data["headers"]),
+        caps_strengthen=dict(data["caps_strengthen"]),
+        negators=frozenset(normalise_word(w) for w in data["negators"]),
+    )

@@ -1,0 +1,53 @@
+"""Where artifacts go (§11) and how they are written: atomically, never over user files."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+# The user's hand-curated harness rules: never written, whatever the caller asks.
+PROTECTED = ("guard-rules.json", "guard-rules.local.json")
+
+FALLBACK_MESSAGE = (
+    "No .interlinked/ directory found. Distilled rules written to {path}. To enforce them, "
+    "install Interlinked (npm i -g interlinked-cli && interlinked enable) — Interlinked's harness "
+    "reads exactly this file from .interlinked/. Or wire the JSON into your own hook engine using "
+    "the GuardRule schema. Distillation does NOT require Interlinked; enforcement does."
+)
+
+
+def find_root(start: Path) -> tuple[Path, bool]:
+    """The nearest folder holding .git at or above `start`, else `start` (and False)."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder, True
+    return start, False
+
+
+def output_dir(root: Path, requested: str | None) -> tuple[Path, bool]:
+    """(folder, fallback?) per §11: .interlinked/ under the root, else the working directory."""
+    if requested:
+        return Path(requested).resolve(), False
+    preferred = root / ".interlinked"
+    if preferred.is_dir():
+        return preferred, False
+    return Path.cwd().resolve(), True
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder, fsync, then rename over the target."""
+    if path.name in PROTECTED:
+        raise PermissionError(f"refusing to write {path}: hand-curated harness rules are never touched")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,65 @@
+"""The §13 end-of-run summary, as text or as JSON."""
+
+from __future__ import annotations
+
+from .ir import PolicyIR
+
+_ICONS = {"block": "✗", "ask": "?", "warn": "⚠"}
+_LABELS = {"block": "block", "ask": "ask", "warn": "advisory"}
+
+
+def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:
+    kinds = [s.kind for s in ir.sources]
+    stats = doc["stats"]
+    top = [r for r in doc["rules"] if r["action"] == "block"] + [r for r in doc["rules"] if r["action"] != "block"]
+    return {
+        "sources_scanned": len(ir.sources) + len(ir.errors),
+        "imperative_bearing": sum(1 for k in kinds if k in ("imperative", "imperative-likely")),
+        "scan_only": sum(1 for k in kinds if k in ("scan-only", "mixed")),
+        "failed": len(ir.errors),
+        "imperatives_found": stats["imperatives_found"],
+        "distilled": {"block": stats["distilled_block"], "ask": stats["distilled_ask"], "advisory": stats["distilled_advisory"]},
+        "pass2_only": sum(1 for i in ir.imperatives if i.routes == ["pass2"]),
+        "skipped": {k.removeprefix("skipped_"): v for k, v in stats.items() if k.startswith("skipped_")},
+        "conflicts": stats["conflicts"],
+        "removed": stats["removed"],
+        "output": output,
+        "review": review,
+        "errors": [e["message"] for e in ir.errors],
+        "top_rules": [
+            {"id": r["id"], "where": f"{r['source']['file']}:{r['source']['lines'][0]}", "action": r["action"]}
+            for r in top[:10]
+        ],
+    }
+
+
+def summary_text(data: dict) -> str:
+    d = data["distilled"]
+    skipped = data["skipped"]
+    rows = [
+        "Distilled-rules report",
+        f"Sources scanned        {data['sources_scanned']} files",
+        f"  imperative-bearing   {data['imperative_bearing']}",
+        f"  scan-only            {data['scan_only']}",
+        f"  could not be read    {data['failed']}",
+        f"Imperatives found      {data['imperatives_found']}",
+        "Distilled to:",
+        f"  block                {d['block']} (MUST NOT / never / forbidden / shall not)",
+        f"  ask                  {d['ask']} (should not / avoid / don't)",
+        f"  advisory             {d['advisory']} (should / prefer / consider)",
+        f"  Pass 2 only          {data['pass2_only']} (no concrete trigger, or a sequential precondition)",
+        "Skipped:",
+        f"  hedged               {skipped.get('hedged', 0)}",
+        f"  not an instruction   {skipped.get('no_imperative', 0)}",
+        f"  role unmodellable    {skipped.get('role_unmodellable', 0)}",
+        f"Conflicts              {data['conflicts']}",
+        f"Removed                {data['removed']}",
+        "",
+        ("Review-mode output: " if data["review"] else "Output: ") + data["output"],
+    ]
+    if data["top_rules"]:
+        rows += ["", "Top distilled rules:"]
+        width = max(len(r["id"]) for r in data["top_rules"])
+        for rule in data["top_rules"]:
+            rows.append(f"  {_ICONS[rule['action']]} {rule['id']:<{width}}  {rule['where']}  {_LABELS[rule['action']]}")
+    return "\n".join(rows) + "\n"

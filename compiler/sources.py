@@ -1,0 +1,259 @@
+"""Reading rule sources: bytes -> checked text, frontmatter, convention, scope."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from .regexes import glob_to_regex
+
+MAX_BYTES = 2 * 1024 * 1024
+_FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
+_ROLE_OPENING = re.compile(r"^\s*You are the ([A-Za-z][\w-]*)\b")
+
+
+class SourceError(Exception):
+    """A source that cannot be compiled; the message is one line naming the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class Convention:
+    name: str
+    kind: str
+    precedence: int
+
+
+@dataclass(frozen=True, slots=True)
+class Conventions:
+    table: tuple[tuple[str, Convention], ...]
+    skip: frozenset[str]
+    ignore_dirs: frozenset[str]
+    roles: frozenset[str]
+
+    def match(self, rel_path: str) -> Convention | None:
+        for pattern, convention in self.table:
+            if "/" in pattern:
+                if fnmatch.fnmatchcase(rel_path, pattern) or fnmatch.fnmatchcase(rel_path, "*/" + pattern):
+                    return convention
+            elif fnmatch.fnmatchcase(rel_path.rsplit("/", 1)[-1], pattern):
+                return convention
+        return None
+
+
+@lru_cache(maxsize=1)
+def load_conventions() -> Conventions:
+    text = resources.files("policyc.grammar").joinpath("conventions.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    table = tuple(
+        (c["pattern"], Convention(c["name"], c["kind"], c["precedence"])) for c in data["conventions"]
+    )
+    return Conventions(table, frozenset(data["skip"]), frozenset(data["ignore_dirs"]), frozenset(data["roles"]))
+
+
+@dataclass(slots=True)
+class Source:
+    """One rule file, read and checked, with its frontmatter and scope."""
+
+    file: str  # root-relative path with / separators
+    text: str
+    sha256: str
+    convention: Convention
+    frontmatter: dict = field(default_factory=dict)
+    body_start: int = 1  # 1-based line where the markdown body starts
+    warnings: list[str] = field(default_factory=list)
+    group_id: str = ""
+    scope: dict = field(default_factory=dict)  # active_when axes
+    role: str = ""
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+
+def read_source(path: Path, root: Path) -> Source:
+    """Read and check one file; raise SourceError with a one-line reason."""
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SourceError(f"{rel}: file is {size} bytes, over the 2 MB limit")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{rel}: cannot read: {exc.strerror or exc}") from None
+    return source_from_bytes(rel, data)
+
+
+def source_from_bytes(rel: str, data: bytes) -> Source:
+    if b"\x00" in data:
+        raise SourceError(f"{rel}: binary file (NUL bytes), not a rule file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"{rel}: invalid UTF-8 at byte {exc.start}") from None
+    if not text.strip():
+        raise SourceError(f"{rel}: empty file, nothing to compile")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    convention = load_conventions().match(rel) or Convention("markdown", "imperative", 8)
+    source = Source(file=rel, text=text, sha256="sha256:" + hashlib.sha256(data).hexdigest(), convention=convention)
+    _read_frontmatter(source)
+    _derive_scope(source)
+    return source
+
+
+def _frontmatter_blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, last) 0-based line indexes of the YAML blocks at the top of a file.
+
+    Some files carry two blocks in a row (Cursor rules edited by two tools);
+    both are read and the later non-empty values win.
+    """
+    blocks: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines) and lines[i].strip() == "---":
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() in ("---", "...")), None)
+        if end is None:
+            break
+        body = [line for line in lines[i + 1 : end] if line.strip()]
+        if not any(_FM_KEY.match(line) for line in body) or not all(
+            _FM_KEY.match(line) or line[:1] in " \t-#" for line in body
+        ):
+            break  # a thematic break followed by prose, not frontmatter
+        blocks.append((i + 1, end - 1))
+        i = end + 1
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+    return blocks
+
+
+def _parse_yaml_block(source: Source, first: int, last: int) -> dict:
+    block = "\n".join(source.lines[first : last + 1])
+    try:
+        data = yaml.safe_load(block) or {}
+        if isinstance(data, dict):
+            return data
+    except yaml.YAMLError as exc:
+        line = first + 1 + (exc.problem_mark.line if getattr(exc, "problem_mark", None) else 0)
+        source.warnings.append(f"{source.file}:{line}: frontmatter is not valid YAML; read field by field")
+    # field-by-field recovery (dsh-rules): each top-level `key: value` on its own
+    data = {}
+    for line in source.lines[first : last + 1]:
+        m = _FM_KEY.match(line)
+        if not m:
+            continue
+        key, raw = m.group(1), m.group(2).strip()
+        try:
+            value = yaml.safe_load(f"v: {raw}")["v"] if raw else None
+        except yaml.YAMLError:
+            value = raw.strip("'\"")
+        data[key] = value
+    return data
+
+
+def _read_frontmatter(source: Source) -> None:
+    blocks = _frontmatter_blocks(source.lines)
+    merged: dict = {}
+    for first, last in blocks:
+        for key, value in _parse_yaml_block(source, first, last).items():
+            if value not in (None, "", []) or key not in merged:
+                merged[str(key)] = value
+    source.frontmatter = merged
+    if blocks:
+        source.body_start = blocks[-1][1] + 3  # skip the closing --- line
+
+
+def _as_globs(value) -> list[str]:
+    """globs/applyTo written as a list, a comma list, or a JSON array in a string."""
+    if value in (None, "", []):
+        return []
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = text.strip("[]").split(",")
+        else:
+            value = text.split(",")
+    if not isinstance(value, list):
+        return []
+    return [str(v).strip().strip("'\"") for v in value if str(v).strip().strip("'\"")]
+
+
+def _derive_scope(source: Source) -> None:
+    """group_id and the §7 active_when scope, from the path and frontmatter only."""
+    fm = source.frontmatter
+    name = source.file.rsplit("/", 1)[-1]
+    if source.convention.name == "skill" or name == "SKILL.md":
+        skill = str(fm.get("name") or Path(source.file).parent.name or "skill")
+        source.group_id = f"skill:{skill}"
+        source.scope["skill"] = skill
+    else:
+        source.group_id = f"local:{source.file}"
+    if parts := source.file.split("/"):
+        if len(parts) >= 2 and parts[-2] == "model-overlays":
+            source.scope["overlay"] = name.rsplit(".", 1)[0]
+    always = fm.get("alwaysApply") is True or str(fm.get("trigger", "")).strip() == "always_on"
+    globs = _as_globs(fm.get("applyTo")) or _as_globs(fm.get("globs")) or _as_globs(fm.get("paths"))
+    if globs and not always and "**" not in globs and "**/*" not in globs:
+        regexes = [glob_to_regex(g) for g in globs]
+        source.scope["file_scope"] = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+    role = ""
+    if name.endswith(".prompt") or name.endswith(".agent.md"):
+        role = name.split(".", 1)[0]
+    else:
+        body = source.lines[source.body_start - 1 :]
+        first_text = next((line for line in body if line.strip() and not line.startswith("#")), "")
+        if m := _ROLE_OPENING.match(first_text):
+            role = m.group(1).lower()
+    source.role = role
+
+
+def discover(root: Path) -> list[Path]:
+    """Every rule file under root that matches a §2a convention (sorted, deterministic)."""
+    conventions = load_conventions()
+    found = []
+    seen_dirs: set[tuple[int, int]] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        st = os.stat(dirpath)
+        if (st.st_dev, st.st_ino) in seen_dirs:  # a symlink loop
+            dirnames[:] = []
+            continue
+        seen_dirs.add((st.st_dev, st.st_ino))
+        dirnames[:] = sorted(d for d in dirnames if d not in conventions.ignore_dirs)
+        for filename in sorted(filenames):
+            path = Path(dirpath) / filename
+            rel = path.relative_to(root).as_posix()
+            if filename in conventions.skip or conventions.match(rel) is None:
+                continue
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def expand_targets(targets: list[str], root: Path) -> tuple[list[Path], list[str]]:
+    """Files named by plain file and directory targets; errors for the rest."""
+    files: list[Path] = []
+    errors: list[str] = []
+    for target in targets:
+        path = Path(target)
+        path = path if path.is_absolute() else Path.cwd() / path
+        resolved = path.resolve()
+        if not resolved.is_relative_to(root):
+            errors.append(f"{target} is outside the current project ({root}). cd into that project and re-run policyc.")
+        elif resolved.is_dir():
+            for dirpath, dirnames, filenames in os.walk(resolved):
+                dirnames[:] = sorted(d for d in dirnames if d not in load_conventions().ignore_dirs)
+                files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith((".md", ".mdc", ".prompt")))
+        elif resolved.is_file():
+            files.append(resolved)
+        else:
+            errors.append(f"{target}: no such file or directory")
+    unique = sorted(set(files), key=lambda p: p.relative_to(root).as_posix())
+    return unique, errors

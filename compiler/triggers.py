@@ -1,0 +1,191 @@
+"""§6 trigger inference: a read clause -> the observable trigger of a rule.
+
+Driven by grammar/lexicon.yaml. A clause whose objects cannot be turned into
+a concrete trigger gets none: the caller routes it to Pass 2 or the skipped
+list, never to a block or ask rule (§6).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from .clauses import Clause
+from .regexes import command_regex, glob_to_regex, identifier_regex
+
+_MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
+_PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
+_KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    tools: dict
+    run_verbs: frozenset[str]
+    edit_verbs: frozenset[str]
+    content_verbs: frozenset[str]
+    programs: frozenset[str]
+    identifiers: dict[str, str]
+    prose: tuple[dict, ...]
+
+    @property
+    def verbs(self) -> frozenset[str]:
+        return self.run_verbs | self.edit_verbs | self.content_verbs
+
+
+@lru_cache(maxsize=1)
+def load_lexicon() -> Lexicon:
+    text = resources.files("policyc.grammar").joinpath("lexicon.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    prose = tuple({**entry, "when_re": re.compile(entry["when"])} for entry in data["prose"])
+    return Lexicon(
+        tools=data["tools"],
+        run_verbs=frozenset(data["verbs"]["run"]),
+        edit_verbs=frozenset(data["verbs"]["edit"]),
+        content_verbs=frozenset(data["verbs"]["content"]),
+        programs=frozenset(data["programs"]),
+        identifiers=dict(data["identifiers"]),
+        prose=prose,
+    )
+
+
+@dataclass(slots=True)
+class Trigger:
+    kind: str  # command | path | content | mcp | prose:<lexicon id>
+    tool_match: list[str]
+    patterns: list[dict]
+    keywords: list[str] = field(default_factory=list)
+    summary: str = ""  # words for the rule id
+    suggestion: str = ""
+    interpreted: bool = False  # the trigger needed interpretation (confidence 0.7)
+    file_scope: str = ""
+
+    def to_json(self) -> dict:
+        data = {
+            "kind": self.kind,
+            "tool_match": self.tool_match,
+            "patterns": self.patterns,
+            "keywords": self.keywords,
+            "summary": self.summary,
+            "suggestion": self.suggestion,
+            "interpreted": self.interpreted,
+            "file_scope": self.file_scope,
+        }
+        return {k: v for k, v in data.items() if v not in ("", [], False) or k in ("kind", "tool_match", "patterns")}
+
+
+def _object_kind(obj: dict, verb: str, lex: Lexicon) -> str:
+    text = obj["text"]
+    first = text.removeprefix("$ ").split()[0] if text.split() else ""
+    if obj["kind"] == "word":
+        return "command"
+    if _MCP_TOOL.match(text):
+        return "mcp"
+    if obj["kind"] == "path":
+        return "content" if verb in lex.content_verbs - lex.edit_verbs else "path"
+    if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
+        return "command"
+    if _PATHLIKE.search(text) and " " not in text and "=" not in text and "(" not in text:
+        if verb in lex.edit_verbs or not verb:
+            return "path"
+        if verb in ("import", "imports"):
+            return "content"
+        return "path" if verb not in lex.content_verbs else "content"
+    if verb in lex.run_verbs - lex.content_verbs and re.match(r"^[a-z][\w.-]*(?:\s+\S+)*$", text):
+        return "command"
+    return "content"
+
+
+def _keywords(commands: list[str]) -> list[str]:
+    """Whole-token quick-reject keywords; empty unless they cover every alternative."""
+    keys = []
+    for command in commands:
+        first = command.removeprefix("$ ").split()[0].lower().rsplit("/", 1)[-1]
+        if not _KEYWORD_SAFE.match(first):
+            return []
+        if first not in keys:
+            keys.append(first)
+    return keys
+
+
+def _suggestion(clause: Clause) -> str:
+    alternatives = [o["text"] for o in clause.alternatives]
+    if clause.marker.marker_class in ("block-positive", "advisory") and clause.instead_of:
+        alternatives = [o["text"] for o in clause.objects]
+    if not alternatives:
+        return ""
+    return "Use " + " or ".join(f"`{a}`" for a in alternatives) + " instead."
+
+
+def _slug_words(texts: list[str]) -> str:
+    words = re.findall(r"[a-z0-9]+", " ".join(texts).lower())
+    return " ".join(words[:5])
+
+
+def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> Trigger | None:
+    """The concrete trigger of a clause, or None when it has none."""
+    lex = lex or load_lexicon()
+    objects = clause.instead_of if polarity == "positive" else clause.objects
+    if polarity == "positive" and not clause.instead_of:
+        return None  # a positive rule needs an observable inverse ("X instead of Y")
+    verb = clause.verb
+    kinds = [(_object_kind(o, verb, lex), o) for o in objects]
+    prose = _prose_trigger(clause, lex)
+    if kinds and not (prose and kinds[0][0] == "content"):  # "push to `main`": the verb decides
+        kind = kinds[0][0]
+        texts = [o["text"] for k, o in kinds if k == kind and len(o["text"]) > 1]
+        trigger = _build(kind, texts, clause, lex) if texts else None
+        if trigger:
+            trigger.suggestion = _suggestion(clause)
+            return trigger
+    return prose
+
+
+def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger | None:
+    tools = lex.tools
+    interpreted = any(o["kind"] == "word" for o in clause.objects) or kind == "content"
+    if kind == "mcp":
+        return Trigger("mcp", sorted(set(texts), key=texts.index), [], summary=_slug_words(texts))
+    if kind == "command":
+        pattern = {"field": "command", "regex": command_regex(texts), "flags": "", "strip_wrappers": True}
+        patterns = [pattern]
+        exceptions = [o["text"] for o in clause.exceptions if o["kind"] == "code"]
+        if exceptions:
+            patterns.append({"field": "command", "regex": command_regex(exceptions), "flags": "", "negate": True})
+        return Trigger("command", list(tools["shell"]), patterns, keywords=_keywords(texts),
+                       summary=_slug_words(texts), interpreted=interpreted)
+    if kind == "path":
+        regexes = [glob_to_regex(t) for t in texts]
+        regex = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+        patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["path_fields"]]
+        return Trigger("path", list(tools["path"]), patterns, summary=_slug_words(texts), interpreted=interpreted)
+    if kind == "content":
+        regex = identifier_regex(texts, lex.identifiers)
+        patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["content_fields"]]
+        return Trigger("content", list(tools["content"]), patterns, summary=_slug_words(texts), interpreted=True)
+    return None
+
+
+def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
+    for entry in lex.prose:
+        if not entry["when_re"].search(clause.scope_text):
+            continue
+        tool = entry["tool"]
+        fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
+        patterns = [{"field": f, "regex": entry["regex"], "flags": entry.get("flags", "")} for f in fields]
+        if tool == "shell":
+            patterns[0]["strip_wrappers"] = True
+        return Trigger(
+            kind=f"prose:{entry['id']}",
+            tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
+            patterns=patterns,
+            keywords=list(entry.get("keywords", [])),
+            summary=entry["summary"],
+            interpreted=True,
+            suggestion=_suggestion(clause),
+        )
+    return None

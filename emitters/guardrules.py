@@ -1,0 +1,88 @@
+"""GuardRule JSON (distilled-rules.json, §8) from the policy IR.
+
+A pure function of the IR. Harness facts applied here (interlinked-harness.md):
+every rule is PreToolUse (PostToolUse rules never fire), reasons carry no
+"BLOCKED" prefix (the harness adds one), and the IR's routing decides which
+imperatives are Pass 1 rules.
+"""
+
+from __future__ import annotations
+
+from ..compiler.ir import PolicyIR
+
+CATEGORY = "distilled-from-md"
+
+
+def _lines(lines: list[int]) -> str:
+    return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
+
+
+def rule_from(imp, label: str) -> dict:
+    trigger = imp.trigger
+    rule = {
+        "id": imp.id,
+        "enabled": True,
+        "trigger": "PreToolUse",
+        "tool_match": trigger["tool_match"],
+        "action": imp.action,
+        "patterns": trigger["patterns"],
+        "reason": f'{imp.file}:{_lines(imp.lines)} — "{imp.quote}"',
+    }
+    if imp.suggestion:
+        rule["suggestion"] = imp.suggestion
+    rule["severity"] = imp.severity
+    rule["category"] = CATEGORY
+    if trigger.get("keywords"):
+        rule["keywords"] = trigger["keywords"]
+    if imp.scope:
+        rule["active_when"] = imp.scope
+    if imp.applies_to_roles:
+        rule["applies_to_roles"] = imp.applies_to_roles
+    rule["source"] = {
+        "group_id": imp.group_id,
+        "group_label": label,
+        "file": imp.file,
+        "lines": imp.lines,
+        "quote": imp.quote,
+        "lexical_marker": imp.marker,
+        "marker_class": imp.marker_class,
+    }
+    rule["distilled_action_reason"] = "; ".join(imp.reasons)
+    rule["confidence"] = imp.confidence
+    return rule
+
+
+def emit(ir: PolicyIR) -> dict:
+    """The distilled-rules.json document for an IR."""
+    labels = {s.group_id: s.group_label for s in ir.sources}
+    rules = [rule_from(imp, labels.get(imp.group_id, imp.group_id)) for imp in ir.imperatives if "pass1" in imp.routes]
+    skipped = [
+        {"file": s.file, "lines": s.lines, "quote": s.quote, "reason": s.reason, "marker_class": s.marker_class}
+        for s in ir.skipped
+    ]
+    counts = {a: sum(1 for r in rules if r["action"] == a) for a in ("block", "ask", "warn")}
+    skip_counts: dict[str, int] = {}
+    for s in ir.skipped:
+        key = "skipped_" + s.marker_class.removeprefix("skip-").replace("-", "_")
+        skip_counts[key] = skip_counts.get(key, 0) + 1
+    return {
+        "version": 1,
+        "distilled_at": ir.distilled_at,
+        "distiller": ir.distiller,
+        "source_hashes": {s.file: s.sha256 for s in ir.sources},
+        "rules": rules,
+        "skipped": skipped,
+        "conflicts": ir.conflicts,
+        "removed": [],
+        "stats": {
+            "files_scanned": len(ir.sources),
+            "imperatives_found": len(ir.imperatives) + len(ir.skipped),
+            "distilled_block": counts["block"],
+            "distilled_ask": counts["ask"],
+            "distilled_advisory": counts["warn"],
+            **dict(sorted(skip_counts.items())),
+            "skipped": len(skipped),
+            "conflicts": len(ir.conflicts),
+            "removed": 0,
+        },
+    }
