@@ -146,7 +146,12 @@ def strongest(markers: list[Marker], ladder: Ladder | None = None) -> Marker | N
     return min(markers, key=lambda m: ladder.classes[m.marker_class].rank)
 
 
+MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
+
+
 def _object(token: Token) -> dict | None:
+    if token.type == "WORD" and MCP_TOOL.match(token):
+        return {"kind": "code", "text": str(token)}
     if token.type == "CODE":
         return {"kind": "code", "text": token.strip("`").strip()}
     if token.type == "PATH":

@@ -14,10 +14,9 @@ from importlib import resources
 
 import yaml
 
-from .clauses import Clause
+from .clauses import MCP_TOOL, Clause
 from .regexes import command_regex, glob_to_regex, identifier_regex
 
-_MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
 
@@ -83,8 +82,10 @@ def _object_kind(obj: dict, verb: str, lex: Lexicon) -> str:
     first = text.removeprefix("$ ").split()[0] if text.split() else ""
     if obj["kind"] == "word":
         return "command"
-    if _MCP_TOOL.match(text):
+    if MCP_TOOL.match(text):
         return "mcp"
+    if text.endswith("/") and " " not in text:  # a folder: only paths end in /
+        return "path"
     if obj["kind"] == "path":
         return "content" if verb in lex.content_verbs - lex.edit_verbs else "path"
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:

@@ -1,0 +1,33 @@
+"""Shared fixtures: the real corpus laid out at its repository paths."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def corpus_manifest() -> list[dict]:
+    """Rows of MANIFEST.tsv (file, repo, path, ...)."""
+    with open(CORPUS / "MANIFEST.tsv", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def lay_out(row: dict, project: Path) -> Path:
+    """Copy one corpus file into `project` at the path it had in its repository."""
+    target = project / row["path"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(CORPUS / "files" / row["file"], target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def corpus_rows() -> list[dict]:
+    if not (CORPUS / "MANIFEST.tsv").is_file():
+        pytest.fail(f"the shared corpus is missing at {CORPUS}")
+    return corpus_manifest()
