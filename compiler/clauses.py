@@ -20,7 +20,7 @@ from lark import Lark, Token
 from .ladder import Ladder, load_ladder, normalise_word
 
 # Words that end the clause a marker governs (besides ; — – and another marker).
-_CLAUSE_BREAKS = frozenset({"instead", "rather", "unless", "except", "but", "otherwise", "however", "or else"})
+_CLAUSE_BREAKS = frozenset({"instead", "rather", "over", "unless", "except", "but", "otherwise", "however"})
 _SEQUENCE_WORDS = frozenset({"before", "after", "until", "first", "then", "once"})
 _LIST_NOUNS = frozenset({"command", "commands", "tool", "tools", "binary", "binaries", "cli", "clis"})
 
@@ -54,6 +54,7 @@ class Clause:
     sequence: str = ""  # before/after phrase of a sequential precondition
     file_scope: list[str] = field(default_factory=list)  # "only when editing files matching X"
     scope_text: str = ""  # the words of the governed clause, lower-cased
+    headed: bool = False  # the sentence opens with a §5a header label (CRITICAL:, DO NOT:, ...)
 
     def to_json(self) -> dict:
         data = {
@@ -69,8 +70,9 @@ class Clause:
             "condition": self.condition,
             "sequence": self.sequence,
             "file_scope": self.file_scope,
+            "headed": self.headed,
         }
-        return {k: v for k, v in data.items() if v not in ("", [], None) or k in ("marker", "marker_class")}
+        return {k: v for k, v in data.items() if v not in ("", [], None, False) or k in ("marker", "marker_class")}
 
 
 @lru_cache(maxsize=1)
@@ -131,7 +133,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
     head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER"))
     for header in ladder.headers:
         if head.replace(" ", "").startswith(header.replace(" ", "")):
-            markers.insert(0, Marker(header.rstrip(":"), "block-direct", True, 0))
+            markers.insert(0, Marker(header, "block-direct", True, 0))
     return markers
 
 
@@ -143,7 +145,8 @@ def strongest(markers: list[Marker], ladder: Ladder | None = None) -> Marker | N
     hedges = [m for m in markers if ladder.classes[m.marker_class].polarity == "hedged"]
     if hedges:
         return hedges[0]
-    return min(markers, key=lambda m: ladder.classes[m.marker_class].rank)
+    # a header label ("CRITICAL:") grades the sentence; the marker after it reads the clause
+    return min(markers, key=lambda m: (ladder.classes[m.marker_class].rank, m.text in ladder.headers))
 
 
 MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
@@ -207,7 +210,7 @@ def _bare_objects(tokens: tuple[Token, ...], programs: frozenset[str], edit_verb
 
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
     """Read the clause governed by `governing` and the shapes around it."""
-    clause = Clause(marker=governing)
+    clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
     tokens = sentence.tokens
     segments = _segments(sentence, markers)
     index = max(governing.index, 0)

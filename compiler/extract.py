@@ -205,7 +205,7 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
     if trigger is not None and trigger.file_scope:
         scope["file_scope"] = trigger.file_scope
     severity = cls.severity
-    if cls.name == "block-direct" and (marker.text.lower().replace("’", "'") in cls.critical or marker.text == "CRITICAL"):
+    if cls.name == "block-direct" and (marker.text.lower().replace("’", "'") in cls.critical or clause.headed):
         severity = "critical"
     action = cls.action
     via = f"lexical '{marker.text}'" + (" (inherited from its lead line or heading)" if marker.index < 0 else "")
