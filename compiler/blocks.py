@@ -76,9 +76,8 @@ def classify_lines(lines: list[str], first_line: int = 1):
             kind = "_BLANK"
         elif (m := _FENCE.match(line)) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             kind, fence = "FENCE_OPEN", (m.group(2)[0], len(m.group(2)))
-            while items and items[-1] > _indent(line) + 3:
+            while items and items[-1] > _indent(line):
                 items.pop()
-            depth = len(items)
         elif prev == "TEXT" and _SETEXT.match(line) and not items:
             kind = "SETEXT"
         elif _HR.match(line):
@@ -110,6 +109,8 @@ def classify_lines(lines: list[str], first_line: int = 1):
         else:
             items = []
             kind, depth = "TEXT", 0
+        if kind not in ("BULLET", "CONT", "NESTED", "CODE", "FENCE_CLOSE"):
+            depth = len(items)
         if kind == "_BLANK" and prev == "INDENTED":
             prev = "_BLANK"
         else:
