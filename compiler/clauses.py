@@ -208,6 +208,23 @@ def _bare_objects(tokens: tuple[Token, ...], programs: frozenset[str], edit_verb
     return []
 
 
+_SCOPE_VERBS = frozenset({"editing", "modifying", "changing", "writing", "touching", "working"})
+_SCOPE_PREPS = frozenset({"matching", "in", "under", "named", "like", "on"})
+
+
+def _only_when_editing(tokens: tuple[Token, ...]) -> list[dict]:
+    """The globs of "only when editing files matching X" (§6.5 file_scope)."""
+    words = [(i, normalise_word(t)) for i, t in enumerate(tokens) if t.type == "WORD"]
+    for k, (i, w) in enumerate(words):
+        window = [x for _, x in words[k + 1 : k + 4]]
+        if w == "only" and any(x in _SCOPE_VERBS for x in window):
+            for j in range(i + 1, min(i + 8, len(tokens) - 1)):
+                if tokens[j].type == "WORD" and normalise_word(tokens[j]) in _SCOPE_PREPS:
+                    found = [o for o in map(_object, tokens[j + 1 : j + 4]) if o]
+                    return found[:1]
+    return []
+
+
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
     """Read the clause governed by `governing` and the shapes around it."""
     clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
@@ -237,9 +254,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         if w in _SEQUENCE_WORDS and polarity == "positive":
             clause.sequence = " ".join(words[i:])
             break
-    for i in range(len(tokens) - 1):
-        if normalise_word(tokens[i]) in ("matching", "under", "in") and i >= 3 and "only" in words:
-            obj = _object(tokens[i + 1])
-            if obj and obj["kind"] in ("code", "path") and "editing" in words:
-                clause.file_scope.append(obj["text"])
+    scoped = _only_when_editing(tokens)
+    if scoped:
+        clause.file_scope = [o["text"] for o in scoped]
+        clause.objects = [o for o in clause.objects if o not in scoped]
     return clause

@@ -203,7 +203,9 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
     reasons = []
     scope = dict(source.scope)
     if trigger is not None and trigger.file_scope:
-        scope["file_scope"] = trigger.file_scope
+        inherited = scope.get("file_scope")
+        # both the source's globs and the sentence's "only when editing X" must hold
+        scope["file_scope"] = f"^(?=.*{inherited})(?=.*{trigger.file_scope})" if inherited else trigger.file_scope
     severity = cls.severity
     if cls.name == "block-direct" and (marker.text.lower().replace("’", "'") in cls.critical or clause.headed):
         severity = "critical"

@@ -142,6 +142,9 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         trigger = _build(kind, texts, clause, lex) if texts else None
         if trigger:
             trigger.suggestion = _suggestion(clause)
+            if clause.file_scope and kind in ("path", "content"):
+                regexes = [glob_to_regex(g) for g in clause.file_scope]
+                trigger.file_scope = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
             return trigger
     return prose
 

@@ -7,12 +7,12 @@ Update with `pytest golden --snapshot-update` and review the diff.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from policyc.compiler.checks import self_check
+from policyc.compiler.checks import load_schema, self_check
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.sources import discover
 from policyc.emitters import guardrules
@@ -37,6 +37,7 @@ def test_golden_case(case, snapshot):
     ir, texts = _compile(CASES / case)
     doc = guardrules.emit(ir)
     assert self_check(doc, texts) == []
+    jsonschema.validate(json.loads(ir.dumps()), load_schema("ir.schema.json"))
     snapshot.assert_match(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "distilled-rules.json")
     snapshot.assert_match(ir.dumps(), "policy.ir.json")
 
