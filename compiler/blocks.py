@@ -45,17 +45,23 @@ class Block:
 
 
 class _LineToken(Token):
-    """A whole-line token; `depth` is the list nesting depth at that line."""
+    """A run of whole lines of one kind; `depth` is the list nesting depth at its first line."""
 
-    __slots__ = ("depth",)
+    __slots__ = ("depth", "lines")
+
+
+# Consecutive lines of these kinds travel as one token: the grammar only needs
+# to know where a run starts and ends, and fewer tokens make parsing cheaper.
+_RUNS = frozenset({"TEXT", "CODE", "CONT", "NESTED", "TABLE_ROW", "QUOTE", "HTML", "INDENTED", "_BLANK"})
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def classify_lines(lines: list[str], first_line: int = 1):
-    """Yield one Lark token per source line, carrying line number and depth."""
+def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
+    """Classify each source line; runs of same-kind lines share one token."""
+    tokens: list[_LineToken] = []
     fence: tuple[str, int] | None = None  # (char, length) of the open fence
     in_comment = False
     items: list[int] = []  # content columns of the open list items
@@ -115,9 +121,14 @@ def classify_lines(lines: list[str], first_line: int = 1):
             prev = "_BLANK"
         else:
             prev = kind
+        if tokens and kind in _RUNS and tokens[-1].type == kind:
+            tokens[-1].lines.append(line)
+            continue
         token = _LineToken(kind, line, line=number)
         token.depth = depth
-        yield token
+        token.lines = [line]
+        tokens.append(token)
+    return tokens
 
 
 class _ToBlocks(Transformer):
@@ -128,8 +139,8 @@ class _ToBlocks(Transformer):
         return Block(
             kind=kind,
             start=tokens[0].line,
-            end=tokens[-1].line,
-            lines=tuple(str(t) for t in tokens),
+            end=tokens[-1].line + len(tokens[-1].lines) - 1,
+            lines=tuple(line for t in tokens for line in t.lines),
             depth=tokens[0].depth if depth is None else depth,
             info=info,
         )
@@ -195,4 +206,4 @@ def parse_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
     """Parse markdown body lines (starting at `first_line`) into blocks."""
     if not lines:
         return []
-    return _parser().parse(list(classify_lines(lines, first_line)))
+    return _parser().parse(classify_lines(lines, first_line))

@@ -151,6 +151,8 @@ class Extractor:
         new_lead = None
         if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
             return None
+        if unit.inherited is None and not self.ladder.may_have_marker(unit.text):
+            return None
         sentences = split_sentences(unit.text)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -26,6 +27,10 @@ class Ladder:
     headers: tuple[str, ...]
     caps_strengthen: dict[str, str]
     negators: frozenset[str]
+    candidates: re.Pattern  # any marker phrase or header: a cheap pre-filter for text with none
+
+    def may_have_marker(self, text: str) -> bool:
+        return self.candidates.search(text) is not None
 
     def match_at(self, words: list[str], i: int) -> tuple[int, str] | None:
         """The longest marker phrase starting at word i: (length, class name)."""
@@ -60,10 +65,13 @@ def load_ladder() -> Ladder:
             phrases.setdefault(words[0], []).append((words, cls.name))
     for options in phrases.values():
         options.sort(key=lambda option: -len(option[0]))
+    spelled = sorted({r"\s+".join(re.escape(w).replace("'", "['’]") for w in words) for options in phrases.values() for words, _ in options}, key=len, reverse=True)
+    candidates = re.compile(r"(?i)(?<![\w'’])(?:" + "|".join(spelled) + r")(?![\w'’])|" + "|".join(re.escape(h) for h in data["headers"]))
     return Ladder(
         classes=classes,
         phrases=phrases,
         headers=tuple(data["headers"]),
         caps_strengthen=dict(data["caps_strengthen"]),
         negators=frozenset(normalise_word(w) for w in data["negators"]),
+        candidates=candidates,
     )
