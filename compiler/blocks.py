@@ -52,7 +52,7 @@ class _LineToken(Token):
 
 # Consecutive lines of these kinds travel as one token: the grammar only needs
 # to know where a run starts and ends, and fewer tokens make parsing cheaper.
-_RUNS = frozenset({"TEXT", "CODE", "CONT", "NESTED", "TABLE_ROW", "QUOTE", "HTML", "INDENTED", "_BLANK"})
+_RUNS = frozenset({"TEXT", "CODE", "CONT", "NESTED", "TABLE_ROW", "QUOTE", "HTML", "INDENTED"})
 
 
 def _indent(line: str) -> int:
@@ -117,11 +117,11 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
             kind, depth = "TEXT", 0
         if kind not in ("BULLET", "CONT", "NESTED", "CODE", "FENCE_CLOSE"):
             depth = len(items)
-        if kind == "_BLANK" and prev == "INDENTED":
-            prev = "_BLANK"
-        else:
-            prev = kind
-        if tokens and kind in _RUNS and tokens[-1].type == kind:
+        run = kind in _RUNS and prev == kind and tokens and tokens[-1].type == kind
+        prev = kind
+        if kind == "_BLANK":
+            continue
+        if run:
             tokens[-1].lines.append(line)
             continue
         token = _LineToken(kind, line, line=number)
@@ -148,20 +148,17 @@ class _ToBlocks(Transformer):
     def start(self, children):
         return [c for c in children if isinstance(c, Block)]
 
-    def text_run(self, tokens):
-        return tokens
-
     def heading(self, tokens):
         (atx,) = tokens
         level = len(atx.lstrip()) - len(atx.lstrip().lstrip("#"))
         return self._make("heading", [atx], depth=level)
 
     def setext_heading(self, children):
-        run, underline = children
-        return self._make("heading", run, depth=1 if underline.strip().startswith("=") else 2)
+        text, underline = children
+        return self._make("heading", [text], depth=1 if underline.strip().startswith("=") else 2)
 
-    def paragraph(self, children):
-        return self._make("paragraph", children[0])
+    def paragraph(self, tokens):
+        return self._make("paragraph", tokens)
 
     def nested_paragraph(self, tokens):
         return self._make("paragraph", tokens)
