@@ -30,7 +30,7 @@ class Ladder:
     candidates: re.Pattern  # any marker phrase or header: a cheap pre-filter for text with none
 
     def may_have_marker(self, text: str) -> bool:
-        return self.candidates.search(text) is not None
+        return self.candidates.search(text.lower()) is not None
 
     def match_at(self, words: list[str], i: int) -> tuple[int, str] | None:
         """The longest marker phrase starting at word i: (length, class name)."""
@@ -66,7 +66,8 @@ def load_ladder() -> Ladder:
     for options in phrases.values():
         options.sort(key=lambda option: -len(option[0]))
     spelled = sorted({r"\s+".join(re.escape(w).replace("'", "['’]") for w in words) for options in phrases.values() for words, _ in options}, key=len, reverse=True)
-    candidates = re.compile(r"(?i)(?<![\w'’])(?:" + "|".join(spelled) + r")(?![\w'’])|" + "|".join(re.escape(h) for h in data["headers"]))
+    headers = [re.escape(h.lower()) for h in data["headers"]]
+    candidates = re.compile(r"\b(?:" + "|".join(spelled) + r")\b|" + "|".join(headers))
     return Ladder(
         classes=classes,
         phrases=phrases,
