@@ -36,6 +36,7 @@ class Sentence:
     start: int  # character offsets into the block text
     end: int
     tokens: tuple[InlineToken, ...]
+    last: bool  # the last sentence of its block
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,30 +101,39 @@ def _scanner() -> re.Pattern:
     return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
 
 
-def _sentence(text: str, tokens: list[InlineToken]) -> Sentence:
-    end = tokens[-1].end_pos
+def _sentence(text: str, spans: list[tuple[str, int, int]], last: bool) -> Sentence:
+    tokens = []
+    for kind, start, stop in spans:
+        token = InlineToken(text[start:stop])
+        token.type, token.start_pos, token.end_pos = kind, start, stop
+        token.norm = normalise_word(token)
+        tokens.append(token)
+    end = spans[-1][2]
     if end < len(text) and text[end] in ".!?":  # keep the full stop in the quote
         end += len(text[end:]) - len(text[end:].lstrip(".!?"))
-    return Sentence(tokens[0].start_pos, end, tuple(tokens))
+    return Sentence(spans[0][1], end, tuple(tokens), last)
 
 
-def split_sentences(text: str) -> list[Sentence]:
-    """Sentences of a block's text, each with its inline tokens and offsets."""
-    out: list[Sentence] = []
-    tokens: list[InlineToken] = []
+def split_sentences(text: str, keep=None) -> list[Sentence]:
+    """Sentences of a block's text, each with its inline tokens and offsets.
+
+    `keep`, a predicate on a sentence's text, drops the other sentences of a
+    multi-sentence block before their tokens are built (the caller only reads
+    sentences with a marker, and has checked the block as a whole).
+    """
+    runs: list[list[tuple[str, int, int]]] = [[]]
     for m in _scanner().finditer(text):
         if m.lastgroup == "END":
-            if tokens:
-                out.append(_sentence(text, tokens))
-                tokens = []
+            if runs[-1]:
+                runs.append([])
         else:
-            token = InlineToken(m.group())
-            token.type, token.start_pos, token.end_pos = m.lastgroup, m.start(), m.end()
-            token.norm = normalise_word(token)
-            tokens.append(token)
-    if tokens:
-        out.append(_sentence(text, tokens))
-    return out
+            runs[-1].append((m.lastgroup, m.start(), m.end()))
+    runs = [run for run in runs if run]
+    return [
+        _sentence(text, run, i == len(runs) - 1)
+        for i, run in enumerate(runs)
+        if keep is None or len(runs) == 1 or keep(text[run[0][1] : run[-1][2]])
+    ]
 
 
 def _is_caps(phrase: str) -> bool:

@@ -111,7 +111,7 @@ class Extractor:
         for block in blocks:
             if block.kind == "heading":
                 headings = [h for h in headings if h[0] < block.depth]
-                sentences = split_sentences(_units(block)[0].text) if block.text.strip("# ") else []
+                sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker)
                 markers = find_markers(sentences[0]) if sentences else []
                 polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
                 headings.append((block.depth, polar, block.text.strip("# ").strip()))
@@ -153,13 +153,13 @@ class Extractor:
             return None
         if unit.inherited is None and not self.ladder.may_have_marker(unit.text):
             return None
-        sentences = split_sentences(unit.text)
+        sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
             governing = strongest(markers, self.ladder) or (unit.inherited.marker if unit.inherited else None)
             if governing is None:
                 continue
-            if sentence is sentences[-1] and _is_lead(unit.text[sentence.start : sentence.end]):
+            if sentence.last and _is_lead(unit.text[sentence.start : sentence.end]):
                 quote, _ = _quote(unit.block, unit.text, sentence.start, sentence.end)
                 new_lead = _Lead(governing, unit.block, quote)
                 if not any(t.type == "CODE" for t in sentence.tokens):

@@ -41,7 +41,8 @@ class Ladder:
 
 
 def normalise_word(word: str) -> str:
-    return word.lower().replace("’", "'")
+    lowered = word.lower()
+    return lowered.replace("’", "'") if "’" in lowered else lowered
 
 
 @lru_cache(maxsize=1)
