@@ -143,7 +143,7 @@ class _ToBlocks(Transformer):
             kind=kind,
             start=tokens[0].line,
             end=tokens[-1].line + len(tokens[-1].lines) - 1,
-            lines=tuple(line for t in tokens for line in t.lines),
+            lines=tuple(tokens[0].lines) if len(tokens) == 1 else tuple(line for t in tokens for line in t.lines),
             depth=tokens[0].depth if depth is None else depth,
             info=info,
         )

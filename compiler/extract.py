@@ -149,9 +149,9 @@ class Extractor:
     def _read_unit(self, unit: Unit, headings) -> _Lead | None:
         """Read every sentence of a unit; return a lead marker if the unit introduces a list."""
         new_lead = None
-        if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
-            return None
         if unit.inherited is None and not self.ladder.may_have_marker(unit.text):
+            return None
+        if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
             return None
         sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
         for sentence in sentences:

@@ -30,10 +30,7 @@ class Lexicon:
     programs: frozenset[str]
     identifiers: dict[str, str]
     prose: tuple[dict, ...]
-
-    @property
-    def verbs(self) -> frozenset[str]:
-        return self.run_verbs | self.edit_verbs | self.content_verbs
+    verbs: frozenset[str]  # every verb of the three kinds
 
 
 @lru_cache(maxsize=1)
@@ -41,14 +38,16 @@ def load_lexicon() -> Lexicon:
     text = resources.files("policyc.grammar").joinpath("lexicon.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     prose = tuple({**entry, "when_re": re.compile(entry["when"])} for entry in data["prose"])
+    verbs = {kind: frozenset(words) for kind, words in data["verbs"].items()}
     return Lexicon(
         tools=data["tools"],
-        run_verbs=frozenset(data["verbs"]["run"]),
-        edit_verbs=frozenset(data["verbs"]["edit"]),
-        content_verbs=frozenset(data["verbs"]["content"]),
+        run_verbs=verbs["run"],
+        edit_verbs=verbs["edit"],
+        content_verbs=verbs["content"],
         programs=frozenset(data["programs"]),
         identifiers=dict(data["identifiers"]),
         prose=prose,
+        verbs=verbs["run"] | verbs["edit"] | verbs["content"],
     )
 
 
@@ -135,8 +134,9 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return None  # a positive rule needs an observable inverse ("X instead of Y")
     verb = clause.verb
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
-    prose = _prose_trigger(clause, lex)
-    if kinds and not (prose and kinds[0][0] == "content"):  # "push to `main`": the verb decides
+    if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex)):
+        return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
+    if kinds:
         kind = kinds[0][0]
         texts = [o["text"] for k, o in kinds if k == kind and len(o["text"]) > 1]
         trigger = _build(kind, texts, clause, lex) if texts else None
@@ -146,7 +146,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
                 regexes = [glob_to_regex(g) for g in clause.file_scope]
                 trigger.file_scope = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
             return trigger
-    return prose
+    return _prose_trigger(clause, lex)
 
 
 def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger | None:
