@@ -12,9 +12,9 @@ custom line lexer in front of the LALR parser (see docs/ARCHITECTURE.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 from lark import Lark, Token, Transformer
 from lark.lexer import Lexer
@@ -29,8 +29,7 @@ _QUOTE = re.compile(r"^ {0,3}>")
 _STRUCTURAL_STARTS = frozenset("`~=-*_#+>0123456789")
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """A markdown block with its exact 1-based line span."""
 
     kind: str  # heading | paragraph | item | code | table | quote | html
@@ -70,7 +69,8 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
     for offset, line in enumerate(lines):
         number = first_line + offset
         kind, depth = "TEXT", len(items)
-        lead = line.lstrip()[:1]
+        stripped = line.lstrip()
+        lead = stripped[:1]
         structural = lead in _STRUCTURAL_STARTS  # only these first characters can open a block
         if fence is not None:
             m = _FENCE.match(line) if lead == fence[0] else None
@@ -78,10 +78,10 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
                 kind, fence = "FENCE_CLOSE", None
             else:
                 kind = "CODE"
-        elif in_comment or line.lstrip().startswith("<!--"):
+        elif in_comment or (lead == "<" and stripped.startswith("<!--")):
             kind = "HTML"
             in_comment = "-->" not in (line if in_comment else line.split("<!--", 1)[1])
-        elif not line.strip():
+        elif not stripped:
             kind = "_BLANK"
         elif structural and (m := _FENCE.match(line)) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             kind, fence = "FENCE_OPEN", (m.group(2)[0], len(m.group(2)))

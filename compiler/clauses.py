@@ -254,6 +254,8 @@ _SCOPE_PREPS = frozenset({"matching", "in", "under", "named", "like", "on"})
 
 def _only_when_editing(tokens: tuple[InlineToken, ...]) -> list[dict]:
     """The globs of "only when editing files matching X" (§6.5 file_scope)."""
+    if not any(t.norm == "only" for t in tokens):
+        return []
     words = [(i, t.norm) for i, t in enumerate(tokens) if t.type == "WORD"]
     for k, (i, w) in enumerate(words):
         window = [x for _, x in words[k + 1 : k + 4]]
