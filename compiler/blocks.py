@@ -50,9 +50,10 @@ class _LineToken(Token):
     __slots__ = ("depth", "lines")
 
 
-# Consecutive lines of these kinds travel as one token: the grammar only needs
-# to know where a run starts and ends, and fewer tokens make parsing cheaper.
-_RUNS = frozenset({"TEXT", "CODE", "CONT", "NESTED", "TABLE_ROW", "QUOTE", "HTML", "INDENTED"})
+# Consecutive lines of these kinds travel as one token, and so do a bullet and
+# its continuation lines: the grammar only needs to know where a run starts and
+# ends, and fewer tokens make parsing cheaper.
+_RUNS = frozenset({"TEXT", "CODE", "NESTED", "TABLE_ROW", "QUOTE", "HTML", "INDENTED"})
 
 
 def _indent(line: str) -> int:
@@ -120,11 +121,11 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
             kind, depth = "TEXT", 0
         if kind not in ("BULLET", "CONT", "NESTED", "CODE", "FENCE_CLOSE"):
             depth = len(items)
-        run = kind in _RUNS and prev == kind and tokens and tokens[-1].type == kind
+        run = (kind in _RUNS and prev == kind and tokens and tokens[-1].type == kind) or kind == "CONT"
         prev = kind
         if kind == "_BLANK":
             continue
-        if run:
+        if run:  # a continuation line joins its bullet's token
             tokens[-1].lines.append(line)
             continue
         token = _LineToken(kind, line, line=number)

@@ -101,13 +101,15 @@ def _scanner() -> re.Pattern:
     return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals))
 
 
+def _token(text: str, kind: str, start: int, stop: int) -> InlineToken:
+    token = InlineToken(text[start:stop])
+    token.type, token.start_pos, token.end_pos = kind, start, stop
+    token.norm = normalise_word(token)
+    return token
+
+
 def _sentence(text: str, spans: list[tuple[str, int, int]], last: bool) -> Sentence:
-    tokens = []
-    for kind, start, stop in spans:
-        token = InlineToken(text[start:stop])
-        token.type, token.start_pos, token.end_pos = kind, start, stop
-        token.norm = normalise_word(token)
-        tokens.append(token)
+    tokens = [_token(text, *span) for span in spans]
     end = spans[-1][2]
     if end < len(text) and text[end] in ".!?":  # keep the full stop in the quote
         end += len(text[end:]) - len(text[end:].lstrip(".!?"))
@@ -121,13 +123,14 @@ def split_sentences(text: str, keep=None) -> list[Sentence]:
     multi-sentence block before their tokens are built (the caller only reads
     sentences with a marker, and has checked the block as a whole).
     """
-    runs: list[list[tuple[str, int, int]]] = [[]]
-    for m in _scanner().finditer(text):
-        if m.lastgroup == "END":
-            if runs[-1]:
-                runs.append([])
-        else:
-            runs[-1].append((m.lastgroup, m.start(), m.end()))
+    spans = [(m.lastgroup, *m.span()) for m in _scanner().finditer(text)]
+    runs: list[list[tuple[str, int, int]]] = []
+    begin = 0
+    for i, span in enumerate(spans):
+        if span[0] == "END":
+            runs.append(spans[begin:i])
+            begin = i + 1
+    runs.append(spans[begin:])
     runs = [run for run in runs if run]
     return [
         _sentence(text, run, i == len(runs) - 1)

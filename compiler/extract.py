@@ -9,6 +9,7 @@ inherit their marker (§4 forbidden and required lists). Each sentence with a
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from .blocks import Block, parse_blocks
@@ -102,6 +103,11 @@ class Extractor:
         self.skipped: list[Skipped] = []
         roles = load_conventions().roles
         self.role_ok = not source.role or source.role in roles
+        self.marked = self.ladder.marked_lines(source.text)  # one pre-filter pass per file
+
+    def _may_have_marker(self, block: Block) -> bool:
+        i = bisect_left(self.marked, block.start)
+        return i < len(self.marked) and self.marked[i] <= block.end
 
     def run(self) -> tuple[list[Imperative], list[Skipped]]:
         body = self.source.lines[self.source.body_start - 1 :]
@@ -111,7 +117,8 @@ class Extractor:
         for block in blocks:
             if block.kind == "heading":
                 headings = [h for h in headings if h[0] < block.depth]
-                sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker)
+                marked = self._may_have_marker(block)
+                sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker) if marked else []
                 markers = find_markers(sentences[0]) if sentences else []
                 polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
                 headings.append((block.depth, polar, block.text.strip("# ").strip()))
@@ -149,7 +156,7 @@ class Extractor:
     def _read_unit(self, unit: Unit, headings) -> _Lead | None:
         """Read every sentence of a unit; return a lead marker if the unit introduces a list."""
         new_lead = None
-        if unit.inherited is None and not self.ladder.may_have_marker(unit.text):
+        if unit.inherited is None and not self._may_have_marker(unit.block):
             return None
         if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
             return None

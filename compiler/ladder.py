@@ -32,6 +32,18 @@ class Ladder:
     def may_have_marker(self, text: str) -> bool:
         return self.candidates.search(text.lower()) is not None
 
+    def marked_lines(self, text: str) -> list[int]:
+        """Sorted 1-based numbers of the lines where a marker phrase may start."""
+        lower = text.lower()
+        starts = [m.start() for m in self.candidates.finditer(lower)]
+        lines, line, pos = [], 1, 0
+        for start in starts:
+            line += lower.count("\n", pos, start)
+            pos = start
+            if not lines or lines[-1] != line:
+                lines.append(line)
+        return lines
+
     def match_at(self, words: list[str], i: int) -> tuple[int, str] | None:
         """The longest marker phrase starting at word i: (length, class name)."""
         for phrase, cls in self.phrases.get(words[i], ()):
