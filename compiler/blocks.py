@@ -150,7 +150,7 @@ class _ToBlocks(Transformer):
         )
 
     def start(self, children):
-        return [c for c in children if isinstance(c, Block)]
+        return children
 
     def heading(self, tokens):
         (atx,) = tokens
