@@ -290,8 +290,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
         elif lead in ("unless", "except"):
             clause.exceptions.extend(objs)
-            if not objs:
-                clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
+            clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
         elif start > own[0] and polarity == "negative":
             clause.alternatives.extend(objs)
     words = [t.norm for t in tokens[own[0] : own[1]] if t.type == "WORD"]

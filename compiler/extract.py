@@ -24,7 +24,9 @@ _BAD_EXAMPLE = re.compile(
     r"^\W*(?:bad|wrong|incorrect|avoid this|don'?t do this|do not do this|anti-?pattern|before)\b|❌|🚫|✗",
     re.IGNORECASE,
 )
-_COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*|<!--)")
+# An unmarked line that lists instances of what the previous sentence forbids.
+_EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
 
 
 @dataclass(slots=True)
@@ -104,6 +106,7 @@ class Extractor:
         roles = load_conventions().roles
         self.role_ok = not source.role or source.role in roles
         self.marked = self.ladder.marked_lines(source.text)  # one pre-filter pass per file
+        self.recent: tuple[Marker, Block] | None = None  # the last marker read, and its block
 
     def _may_have_marker(self, block: Block) -> bool:
         i = bisect_left(self.marked, block.start)
@@ -115,6 +118,7 @@ class Extractor:
         headings: list[tuple[int, Marker | None, str]] = []  # (level, polarity marker, text)
         lead: _Lead | None = None
         for block in blocks:
+            previous, self.recent = self.recent, None
             if block.kind == "heading":
                 headings = [h for h in headings if h[0] < block.depth]
                 marked = self._may_have_marker(block)
@@ -141,6 +145,12 @@ class Extractor:
                 new_lead = self._read_unit(unit, headings)
                 if new_lead:
                     lead = new_lead
+            if lead is None and previous and block.kind == "paragraph" and _EXAMPLES_OF.match(block.text.strip(" *_")):
+                # "Do NOT create summary files. Examples include:" + a list: the
+                # unmarked colon line hands the previous marker to the list
+                marker, before = previous
+                if before.end >= block.start - 2:
+                    lead = _Lead(marker, block, " ".join(block.text.split()))
         return self.imperatives, self.skipped
 
     def _fenced_list(self, block: Block, lead: _Lead) -> None:
@@ -166,6 +176,7 @@ class Extractor:
             governing = strongest(markers, self.ladder) or (unit.inherited.marker if unit.inherited else None)
             if governing is None:
                 continue
+            self.recent = (governing, unit.block)
             if sentence.last and _is_lead(unit.text[sentence.start : sentence.end]):
                 quote, _ = _quote(unit.block, unit.text, sentence.start, sentence.end)
                 new_lead = _Lead(governing, unit.block, quote)

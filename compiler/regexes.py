@@ -31,12 +31,17 @@ def _ends_in_word(token: str) -> bool:
     return token[-1:].isalnum() or token[-1:] == "_"
 
 
-def command_regex(commands: list[str]) -> str:
-    """`npm run compile`, `git push <branch>` -> regex anchored at a command position."""
+def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) -> str:
+    """`npm run compile`, `git push <branch>` -> regex anchored at a command position.
+
+    A program in `versioned` also matches its versioned spellings (pip3, python3.12).
+    """
     alternatives: list[str] = []
     for command in commands:
         tokens = _ANGLE.sub("<placeholder>", command.strip().removeprefix("$ ")).split()
         parts = [r"\S+" if _PLACEHOLDER.match(t) else js_escape(t) for t in tokens]
+        if tokens and tokens[0] in versioned:
+            parts[0] += "[0-9.]*"
         while parts and parts[-1] == r"\S+":  # a trailing placeholder adds nothing
             parts.pop()
             tokens.pop()
@@ -49,16 +54,30 @@ def command_regex(commands: list[str]) -> str:
     return COMMAND_START + inner
 
 
-def identifier_regex(identifiers: list[str], known: dict[str, str]) -> str:
-    """Identifiers written into files: `Model.objects.create`, `ENV_VAR` -> word-bounded literal."""
+_JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
+
+
+def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders: frozenset[str] = frozenset()) -> str:
+    """Identifiers written into files -> word-bounded literals.
+
+    `Model.objects.create` (Model a placeholder) -> `\\b\\w+\\.objects\\.create\\b`;
+    `datetime.now()` -> `\\bdatetime\\.now\\(` (any arguments); `<Text>` -> `<Text\\b`
+    (any attributes); quotes match either quote character.
+    """
     alternatives = []
     for ident in identifiers:
         if ident in known:
             alternatives.append(known[ident])
             continue
-        body = js_escape(ident)
+        if tag := _JSX_TAG.match(ident):
+            alternatives.append("<" + js_escape(tag.group(1)) + r"\b")
+            continue
+        call = ident.endswith("()")
+        ident = ident.removesuffix("()")
+        parts = [r"\w+" if part in placeholders else js_escape(part) for part in ident.split(".")]
+        body = re.sub(r"[\"']", lambda _: "[\"']", r"\.".join(parts))
         start = r"\b" if ident[:1].isalnum() or ident[:1] == "_" else ""
-        end = r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else ""
+        end = r"\(" if call else (r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else "")
         alternatives.append(start + body + end)
     return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 

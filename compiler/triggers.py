@@ -31,6 +31,10 @@ class Lexicon:
     identifiers: dict[str, str]
     prose: tuple[dict, ...]
     verbs: frozenset[str]  # every verb of the three kinds
+    versioned: frozenset[str]
+    families: tuple[tuple[str, ...], ...]
+    placeholders: frozenset[str]
+    exception_scopes: tuple[dict, ...]
 
 
 @lru_cache(maxsize=1)
@@ -48,6 +52,10 @@ def load_lexicon() -> Lexicon:
         identifiers=dict(data["identifiers"]),
         prose=prose,
         verbs=verbs["run"] | verbs["edit"] | verbs["content"],
+        versioned=frozenset(data["versioned"]),
+        families=tuple(tuple(f) for f in data["families"]),
+        placeholders=frozenset(data["placeholders"]),
+        exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
     )
 
 
@@ -90,11 +98,7 @@ def _object_kind(obj: dict, verb: str, lex: Lexicon) -> str:
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
         return "command"
     if _PATHLIKE.search(text) and " " not in text and "=" not in text and "(" not in text:
-        if verb in lex.edit_verbs or not verb:
-            return "path"
-        if verb in ("import", "imports"):
-            return "content"
-        return "path" if verb not in lex.content_verbs else "content"
+        return "path" if verb in lex.edit_verbs or verb not in lex.content_verbs else "content"
     if verb in lex.run_verbs - lex.content_verbs and re.match(r"^[a-z][\w.-]*(?:\s+\S+)*$", text):
         return "command"
     return "content"
@@ -131,7 +135,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     lex = lex or load_lexicon()
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
-        return None  # a positive rule needs an observable inverse ("X instead of Y")
+        return _family_trigger(clause, lex)  # a positive rule needs an observable inverse
     verb = clause.verb
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
     if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex)):
@@ -149,28 +153,56 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     return _prose_trigger(clause, lex)
 
 
+_USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")
+
+
+def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
+    """"Always use pnpm": the other members of pnpm's tool family are the inverse trigger."""
+    m = _USE_X.search(clause.scope_text)
+    family = next((f for f in lex.families if m and m.group(1) in f), None)
+    if family is None:
+        return None
+    chosen = m.group(1)
+    others = [tool for tool in family if tool != chosen]
+    pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": "", "strip_wrappers": True}
+    return Trigger("family", list(lex.tools["shell"]), [pattern], keywords=_keywords(others),
+                   summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True)
+
+
+def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> list[dict]:
+    """Negated patterns for "unless/except X": concrete X of the same kind, or a prose scope."""
+    patterns = []
+    if kind == "command":
+        same = [o["text"] for o in clause.exceptions if o["kind"] == "code" and o["text"] not in texts]
+        if same:
+            patterns.append({"field": "command", "regex": command_regex(same, lex.versioned), "flags": "", "negate": True})
+    elif kind in ("path", "content") and clause.condition:
+        for scope in lex.exception_scopes:
+            if scope["when_re"].search(clause.condition):
+                patterns.extend({"field": f, "regex": scope["regex"], "flags": "", "negate": True} for f in lex.tools["path_fields"])
+                break
+    return patterns
+
+
 def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger | None:
     tools = lex.tools
     interpreted = any(o["kind"] == "word" for o in clause.objects) or kind == "content"
     if kind == "mcp":
         return Trigger("mcp", sorted(set(texts), key=texts.index), [], summary=_slug_words(texts))
+    exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "command":
-        pattern = {"field": "command", "regex": command_regex(texts), "flags": "", "strip_wrappers": True}
-        patterns = [pattern]
-        exceptions = [o["text"] for o in clause.exceptions if o["kind"] == "code"]
-        if exceptions:
-            patterns.append({"field": "command", "regex": command_regex(exceptions), "flags": "", "negate": True})
-        return Trigger("command", list(tools["shell"]), patterns, keywords=_keywords(texts),
+        pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": "", "strip_wrappers": True}
+        return Trigger("command", list(tools["shell"]), [pattern, *exceptions], keywords=_keywords(texts),
                        summary=_slug_words(texts), interpreted=interpreted)
     if kind == "path":
         regexes = [glob_to_regex(t) for t in texts]
         regex = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["path_fields"]]
-        return Trigger("path", list(tools["path"]), patterns, summary=_slug_words(texts), interpreted=interpreted)
+        return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts), interpreted=interpreted)
     if kind == "content":
-        regex = identifier_regex(texts, lex.identifiers)
+        regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["content_fields"]]
-        return Trigger("content", list(tools["content"]), patterns, summary=_slug_words(texts), interpreted=True)
+        return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts), interpreted=True)
     return None
 
 
