@@ -275,8 +275,20 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
     tokens = sentence.tokens
     segments = _segments(sentence, markers)
-    index = max(governing.index, 0)
-    own = next((s for s in segments if s[0] <= index < s[1]), segments[0])
+
+    def segment_of(marker: Marker) -> tuple[int, int]:
+        index = max(marker.index, 0)
+        return next((s for s in segments if s[0] <= index < s[1]), segments[0])
+
+    own = segment_of(governing)
+    if not any(t.type in ("CODE", "PATH") for t in tokens[own[0] : own[1]]):
+        # "Avoid hardcoded white: do not use `.white()`": an equally strong
+        # marker whose clause names something concrete reads the sentence
+        for other in markers:
+            span = segment_of(other)
+            if other.marker_class == governing.marker_class and any(t.type in ("CODE", "PATH") for t in tokens[span[0] : span[1]]):
+                own, governing, clause.marker = span, other, other
+                break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
     polarity = load_ladder().classes[governing.marker_class].polarity
     for start, end in segments:

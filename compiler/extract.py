@@ -214,7 +214,7 @@ class Extractor:
             context["lead"] = unit.inherited.quote
             context["lead_lines"] = [unit.inherited.block.start, unit.inherited.block.end]
         self.imperatives.append(
-            build_imperative(source, quote, lines, governing, cls, clause, trigger, context, self.role_ok)
+            build_imperative(source, quote, lines, clause.marker, cls, clause, trigger, context, self.role_ok)
         )
 
 

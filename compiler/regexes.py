@@ -54,6 +54,21 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
     return COMMAND_START + inner
 
 
+def missing_flags_regex(command: str) -> str | None:
+    """`./venv/bin/pytest -svv --reuse-db` -> a run of pytest that lacks one of its flags.
+
+    The inverse trigger of "always run X with `X --flag`" (§5b); None when the
+    command names no flags.
+    """
+    tokens = command.strip().removeprefix("$ ").split()
+    flags = [t for t in tokens[1:] if t.startswith("-") and len(t) > 1]
+    if not tokens or not flags:
+        return None
+    program = js_escape(tokens[0].rsplit("/", 1)[-1])
+    lacks = "|".join(rf"(?!.*\s{js_escape(flag)}(?![\w-]))" for flag in flags)
+    return COMMAND_START + rf"(?:{program}|[\w./-]*/{program})(?![\w-])(?:{lacks})"
+
+
 _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 
 

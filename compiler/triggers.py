@@ -15,7 +15,7 @@ from importlib import resources
 import yaml
 
 from .clauses import MCP_TOOL, Clause
-from .regexes import command_regex, glob_to_regex, identifier_regex
+from .regexes import command_regex, glob_to_regex, identifier_regex, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
@@ -104,12 +104,15 @@ def _object_kind(obj: dict, verb: str, lex: Lexicon) -> str:
     return "content"
 
 
-def _keywords(commands: list[str]) -> list[str]:
-    """Whole-token quick-reject keywords; empty unless they cover every alternative."""
+def _keywords(commands: list[str], versioned: frozenset[str]) -> list[str]:
+    """Whole-token quick-reject keywords; empty unless they cover every alternative.
+
+    A versioned program (pip, python) has no keyword: `pip3` is another token.
+    """
     keys = []
     for command in commands:
         first = command.removeprefix("$ ").split()[0].lower().rsplit("/", 1)[-1]
-        if not _KEYWORD_SAFE.match(first):
+        if not _KEYWORD_SAFE.match(first) or first in versioned:
             return []
         if first not in keys:
             keys.append(first)
@@ -135,7 +138,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     lex = lex or load_lexicon()
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
-        return _family_trigger(clause, lex)  # a positive rule needs an observable inverse
+        # a positive rule needs an observable inverse
+        return _required_form(clause, lex) or _family_trigger(clause, lex)
     verb = clause.verb
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
     if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex)):
@@ -156,6 +160,19 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
 _USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")
 
 
+def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
+    """"Always run pytest with `pytest --reuse-db`": a run without those flags."""
+    for obj in clause.objects:
+        if obj["kind"] == "code" and _object_kind(obj, clause.verb, lex) == "command":
+            regex = missing_flags_regex(obj["text"])
+            if regex:
+                program = obj["text"].split()[0].rsplit("/", 1)[-1]
+                pattern = {"field": "command", "regex": regex, "flags": "", "strip_wrappers": True}
+                return Trigger("required-form", list(lex.tools["shell"]), [pattern], keywords=_keywords([program], lex.versioned),
+                               summary=f"{program} without required flags", suggestion=f"Run `{obj['text']}`.", interpreted=True)
+    return None
+
+
 def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     """"Always use pnpm": the other members of pnpm's tool family are the inverse trigger."""
     m = _USE_X.search(clause.scope_text)
@@ -165,7 +182,7 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     chosen = m.group(1)
     others = [tool for tool in family if tool != chosen]
     pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": "", "strip_wrappers": True}
-    return Trigger("family", list(lex.tools["shell"]), [pattern], keywords=_keywords(others),
+    return Trigger("family", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
                    summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True)
 
 
@@ -192,7 +209,7 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
     exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "command":
         pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": "", "strip_wrappers": True}
-        return Trigger("command", list(tools["shell"]), [pattern, *exceptions], keywords=_keywords(texts),
+        return Trigger("command", list(tools["shell"]), [pattern, *exceptions], keywords=_keywords(texts, lex.versioned),
                        summary=_slug_words(texts), interpreted=interpreted)
     if kind == "path":
         regexes = [glob_to_regex(t) for t in texts]
