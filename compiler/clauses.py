@@ -158,7 +158,9 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
             i += 1
             continue
         length, cls = hit
-        if ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
+        if ladder.is_void(words, i, cls):
+            pass
+        elif ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
             # "not always", "don't have to": no marker, and the negator is void too
             if found and found[-1][0] == i - 1:
                 found.pop()
@@ -205,6 +207,18 @@ def _object(token: InlineToken) -> dict | None:
     return None
 
 
+def _objects(tokens, lexicon) -> list[dict]:
+    """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs."""
+    found = []
+    for obj in filter(None, map(_object, tokens)):
+        parts = obj["text"].split("/")
+        if obj["kind"] == "path" and len(parts) > 1 and all(p in lexicon.programs for p in parts):
+            found.extend({"kind": "word", "text": p} for p in parts)
+        else:
+            found.append(obj)
+    return found
+
+
 def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
     """InlineToken ranges split at clause breaks and at every marker."""
     starts = {m.index for m in markers if m.index > 0}
@@ -238,8 +252,8 @@ def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edi
             w = nxt.norm
             if w in ("or", "and", "the", "any", "directly", "locally"):
                 continue
-            if w in _LIST_NOUNS:
-                return [{"kind": "word", "text": n} for n in names] if names else []
+            if w in _LIST_NOUNS:  # "run pytest, python, or airflow commands"
+                return [{"kind": "word", "text": n} for n in names] if len(names) > 1 or set(names) & programs else []
             if str(nxt) != w or not re.fullmatch(r"[a-z][\w.-]*", w):
                 break
             names.append(w)
@@ -270,6 +284,39 @@ def _only_when_editing(tokens: tuple[InlineToken, ...]) -> list[dict]:
     return []
 
 
+_EXAMPLE_OPENERS = frozenset({"e.g", "eg", "i.e", "ie", "like", "such", "for", "including", "say"})
+_ALTERNATIVE_OPENERS = frozenset({"use", "see", "prefer", "try"})
+
+
+def _split_examples(part: tuple[InlineToken, ...]) -> tuple[list[InlineToken], list[InlineToken], list[InlineToken]]:
+    """Split a clause into its own tokens, example tokens and suggested alternatives.
+
+    "(e.g. `X`)", "like `X`", "such as `X`" give examples; "(use `Y`)" gives an
+    alternative. Examples only stand in for the objects when the clause has none.
+    """
+    main: list[InlineToken] = []
+    examples: list[InlineToken] = []
+    alternatives: list[InlineToken] = []
+    depth, bucket = 0, main
+    for i, tok in enumerate(part):
+        if tok == "(" and i + 1 < len(part) and part[i + 1].norm in _EXAMPLE_OPENERS | _ALTERNATIVE_OPENERS:
+            depth, bucket = 1, alternatives if part[i + 1].norm in _ALTERNATIVE_OPENERS else examples
+            continue
+        if depth and tok == "(":
+            depth += 1
+        elif depth and tok == ")":
+            depth -= 1
+            if not depth:
+                bucket = main
+                continue
+        elif not depth and bucket is main and tok.type == "WORD" and (
+            tok.norm in ("like", "including", "e.g") or (tok.norm == "such" and i + 1 < len(part) and part[i + 1].norm == "as")
+        ):
+            bucket = examples
+        bucket.append(tok)
+    return main, examples, alternatives
+
+
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
     """Read the clause governed by `governing` and the shapes around it."""
     clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
@@ -294,10 +341,14 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""
-        objs = [o for o in map(_object, part) if o]
+        objs = _objects(part, lexicon)
         if (start, end) == own:
-            clause.objects = objs or _bare_objects(part, lexicon.programs, lexicon.edit_verbs)
-            clause.verb = next((t.norm for t in part if t.type == "WORD" and t.norm in lexicon.verbs), "")
+            main, examples, suggested = _split_examples(part)
+            clause.objects = (
+                _objects(main, lexicon) or _objects(examples, lexicon) or _bare_objects(tuple(main), lexicon.programs, lexicon.edit_verbs)
+            )
+            clause.alternatives.extend(_objects(suggested, lexicon))
+            clause.verb = next((t.norm for t in main if t.type == "WORD" and t.norm in lexicon.verbs), "")
         elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
         elif lead in ("unless", "except"):

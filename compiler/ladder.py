@@ -28,9 +28,19 @@ class Ladder:
     caps_strengthen: dict[str, str]
     negators: frozenset[str]
     candidates: re.Pattern  # any marker phrase or header: a cheap pre-filter for text with none
+    purpose_word: str
+    modals_before_to: frozenset[str]
+    descriptive_subjects: frozenset[str]
 
     def may_have_marker(self, text: str) -> bool:
         return self.candidates.search(text.lower()) is not None
+
+    def is_void(self, words: list[str], i: int, cls: str) -> bool:
+        """A marker phrase at word i that is not an instruction (purpose clause, description)."""
+        before = words[i - 1] if i else ""
+        if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to):
+            return True
+        return words[i] == "never" and before in self.descriptive_subjects
 
     def marked_lines(self, text: str) -> list[int]:
         """Sorted 1-based numbers of the lines where a marker phrase may start."""
@@ -115,4 +125,7 @@ def load_ladder() -> Ladder:
         caps_strengthen=dict(data["caps_strengthen"]),
         negators=frozenset(normalise_word(w) for w in data["negators"]),
         candidates=candidates,
+        purpose_word=data["purpose_word"],
+        modals_before_to=frozenset(data["modals_before_to"]),
+        descriptive_subjects=frozenset(data["descriptive_subjects"]),
     )

@@ -35,6 +35,7 @@ class Lexicon:
     families: tuple[tuple[str, ...], ...]
     placeholders: frozenset[str]
     exception_scopes: tuple[dict, ...]
+    not_identifiers: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -56,6 +57,7 @@ def load_lexicon() -> Lexicon:
         families=tuple(tuple(f) for f in data["families"]),
         placeholders=frozenset(data["placeholders"]),
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
+        not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
     )
 
 
@@ -162,6 +164,8 @@ _USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")
 
 def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
     """"Always run pytest with `pytest --reuse-db`": a run without those flags."""
+    if clause.marker.marker_class != "block-positive" or " with " not in f" {clause.scope_text} ":
+        return None
     for obj in clause.objects:
         if obj["kind"] == "code" and _object_kind(obj, clause.verb, lex) == "command":
             regex = missing_flags_regex(obj["text"])
@@ -217,6 +221,9 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["path_fields"]]
         return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts), interpreted=interpreted)
     if kind == "content":
+        texts = [t for t in texts if t not in lex.not_identifiers]
+        if not texts:
+            return None
         regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["content_fields"]]
         return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts), interpreted=True)
