@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The shared corpus lives beside the checkout (../shared/corpus); POLICYC_CORPUS overrides it.
+CORPUS = Path(os.environ.get("POLICYC_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 DATA = Path(__file__).resolve().parent / "data"
 
 
