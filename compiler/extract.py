@@ -11,10 +11,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
 
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
-from .ir import Imperative, Skipped
+from .ir import Imperative, Prose, Skipped
 from .ladder import load_ladder
 from .sources import Source, load_conventions
 from .triggers import infer_trigger, load_lexicon
@@ -27,6 +31,22 @@ _BAD_EXAMPLE = re.compile(
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
+
+
+@lru_cache(maxsize=1)
+def _section_words() -> dict[str, tuple[str, ...]]:
+    text = resources.files("policyc.grammar").joinpath("sections.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    return {kind: tuple(data[kind]) for kind in ("definitions", "principles", "methodology")}
+
+
+def prose_section(heading: str) -> str:
+    """The Pass 3 section a heading opens (definitions, principles, methodology), or ''."""
+    words = " " + " ".join(re.findall(r"[a-z]+", heading.lower())) + " "
+    for kind, keys in _section_words().items():
+        if any(f" {key} " in words for key in keys):
+            return kind
+    return ""
 
 
 @dataclass(slots=True)
@@ -95,7 +115,7 @@ def _is_lead(sentence_text: str) -> bool:
 
 
 class Extractor:
-    """Per-source extraction state; `run()` returns (imperatives, skipped)."""
+    """Per-source extraction state; `run()` fills imperatives, skipped and prose."""
 
     def __init__(self, source: Source):
         self.source = source
@@ -103,6 +123,7 @@ class Extractor:
         self.lexicon = load_lexicon()
         self.imperatives: list[Imperative] = []
         self.skipped: list[Skipped] = []
+        self.prose: list[Prose] = []
         roles = load_conventions().roles
         self.role_ok = not source.role or source.role in roles
         self.marked = self.ladder.marked_lines(source.text)  # one pre-filter pass per file
@@ -112,10 +133,10 @@ class Extractor:
         i = bisect_left(self.marked, block.start)
         return i < len(self.marked) and self.marked[i] <= block.end
 
-    def run(self) -> tuple[list[Imperative], list[Skipped]]:
+    def run(self) -> None:
         body = self.source.lines[self.source.body_start - 1 :]
         blocks = parse_blocks(body, first_line=self.source.body_start)
-        headings: list[tuple[int, Marker | None, str]] = []  # (level, polarity marker, text)
+        headings: list[tuple[int, Marker | None, str, str]] = []  # (level, polarity marker, text, prose section)
         lead: _Lead | None = None
         for block in blocks:
             previous, self.recent = self.recent, None
@@ -125,7 +146,9 @@ class Extractor:
                 sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker) if marked else []
                 markers = find_markers(sentences[0]) if sentences else []
                 polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
-                headings.append((block.depth, polar, block.text.strip("# ").strip()))
+                title = block.text.strip("# ").strip()
+                section = prose_section(title) or (headings[-1][3] if headings else "")
+                headings.append((block.depth, polar, title, section))
                 lead = None
                 continue
             if block.kind == "code":
@@ -133,6 +156,9 @@ class Extractor:
                     self._fenced_list(block, lead)
                 lead = None
                 continue
+            if headings and headings[-1][3] and block.kind in ("paragraph", "item", "table", "quote"):
+                self.prose.append(Prose(self.source.group_id, self.source.file, [block.start, block.end],
+                                        headings[-1][3], headings[-1][2], block.text))
             if lead and not (block.kind == "item" and block.depth > (lead.block.depth if lead.block.kind == "item" else -1)):
                 lead = None
             inherited = lead
@@ -151,7 +177,6 @@ class Extractor:
                 marker, before = previous
                 if before.end >= block.start - 2:
                     lead = _Lead(marker, block, " ".join(block.text.split()))
-        return self.imperatives, self.skipped
 
     def _fenced_list(self, block: Block, lead: _Lead) -> None:
         for offset, line in enumerate(block.lines[1:-1] if len(block.lines) > 1 else (), start=1):
@@ -213,9 +238,11 @@ class Extractor:
         if unit.inherited is not None and unit.inherited.quote:
             context["lead"] = unit.inherited.quote
             context["lead_lines"] = [unit.inherited.block.start, unit.inherited.block.end]
-        self.imperatives.append(
-            build_imperative(source, quote, lines, clause.marker, cls, clause, trigger, context, self.role_ok)
-        )
+        imperative = build_imperative(source, quote, lines, clause.marker, cls, clause, trigger, context, self.role_ok)
+        if "pass1" not in imperative.routes and (cls.name == "advisory" or (headings and headings[-1][3])):
+            imperative.routes.append("pass3")  # quality and principle rules also inform the reviewer
+            imperative.reasons.append("rationale to Pass 3 prose (§15.1)")
+        self.imperatives.append(imperative)
 
 
 def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, trigger, context, role_ok) -> Imperative:

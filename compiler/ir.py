@@ -26,6 +26,7 @@ class SourceIR:
     frontmatter: dict = field(default_factory=dict)
     scope: dict = field(default_factory=dict)  # active_when axes for every rule of this source
     role: str = ""
+    text: str = ""  # the full verbatim source (artifacts quote it; nothing re-reads the file)
 
 
 @dataclass(slots=True)
@@ -52,6 +53,18 @@ class Imperative:
 
 
 @dataclass(slots=True)
+class Prose:
+    """A Pass 3 block: verbatim text under a definitions, principles or methodology heading."""
+
+    group_id: str
+    file: str
+    lines: list[int]
+    section: str  # definitions | principles | methodology
+    heading: str
+    text: str
+
+
+@dataclass(slots=True)
 class Skipped:
     group_id: str
     file: str
@@ -69,6 +82,7 @@ class PolicyIR:
     sources: list[SourceIR] = field(default_factory=list)
     imperatives: list[Imperative] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    prose: list[Prose] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)  # {"file", "message"}
     warnings: list[str] = field(default_factory=list)
@@ -89,7 +103,7 @@ class PolicyIR:
             "distilled_advisory": by_action["warn"],
             "pass2_policies": sum(1 for i in self.imperatives if "pass2" in i.routes),
             "pass2_only": sum(1 for i in self.imperatives if i.routes == ["pass2"]),
-            "pass3_prose": sum(1 for i in self.imperatives if "pass3" in i.routes),
+            "pass3_prose": sum(1 for i in self.imperatives if "pass3" in i.routes) + len(self.prose),
             **dict(sorted(skipped_by.items())),
             "skipped": len(self.skipped),
             "conflicts": len(self.conflicts),
@@ -103,6 +117,7 @@ class PolicyIR:
             "sources": [asdict(s) for s in self.sources],
             "imperatives": [asdict(i) for i in self.imperatives],
             "skipped": [asdict(s) for s in self.skipped],
+            "prose": [asdict(p) for p in self.prose],
             "conflicts": self.conflicts,
             "errors": self.errors,
             "warnings": self.warnings,
@@ -120,6 +135,7 @@ class PolicyIR:
             sources=[SourceIR(**s) for s in data["sources"]],
             imperatives=[Imperative(**i) for i in data["imperatives"]],
             skipped=[Skipped(**s) for s in data["skipped"]],
+            prose=[Prose(**p) for p in data["prose"]],
             conflicts=list(data["conflicts"]),
             errors=list(data["errors"]),
             warnings=list(data.get("warnings", [])),

@@ -66,11 +66,14 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None) -> 
                 frontmatter=source.frontmatter,
                 scope=source.scope,
                 role=source.role,
+                text=source.text,
             )
         )
-        imperatives, skipped = Extractor(source).run()
-        ir.imperatives.extend(imperatives)
-        ir.skipped.extend(skipped)
+        extractor = Extractor(source)
+        extractor.run()
+        ir.imperatives.extend(extractor.imperatives)
+        ir.skipped.extend(extractor.skipped)
+        ir.prose.extend(extractor.prose)
     for imperative in ir.imperatives:
         _vet(imperative)
     assign_ids(ir.imperatives)

@@ -71,12 +71,14 @@ class Trigger:
     suggestion: str = ""
     interpreted: bool = False  # the trigger needed interpretation (confidence 0.7)
     file_scope: str = ""
+    values: list[str] = field(default_factory=list)  # the commands, globs or identifiers it was built from
 
     def to_json(self) -> dict:
         data = {
             "kind": self.kind,
             "tool_match": self.tool_match,
             "patterns": self.patterns,
+            "values": self.values,
             "keywords": self.keywords,
             "summary": self.summary,
             "suggestion": self.suggestion,
@@ -186,8 +188,8 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     chosen = m.group(1)
     others = [tool for tool in family if tool != chosen]
     pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": "", "strip_wrappers": True}
-    return Trigger("family", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
-                   summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True)
+    return Trigger("command", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
+                   summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True, values=others)
 
 
 def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> list[dict]:
@@ -209,24 +211,26 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
     tools = lex.tools
     interpreted = any(o["kind"] == "word" for o in clause.objects) or kind == "content"
     if kind == "mcp":
-        return Trigger("mcp", sorted(set(texts), key=texts.index), [], summary=_slug_words(texts))
+        return Trigger("mcp", sorted(set(texts), key=texts.index), [], summary=_slug_words(texts), values=texts)
     exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "command":
         pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": "", "strip_wrappers": True}
         return Trigger("command", list(tools["shell"]), [pattern, *exceptions], keywords=_keywords(texts, lex.versioned),
-                       summary=_slug_words(texts), interpreted=interpreted)
+                       summary=_slug_words(texts), interpreted=interpreted, values=texts)
     if kind == "path":
         regexes = [glob_to_regex(t) for t in texts]
         regex = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["path_fields"]]
-        return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts), interpreted=interpreted)
+        return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
+                       interpreted=interpreted, values=texts)
     if kind == "content":
         texts = [t for t in texts if t not in lex.not_identifiers]
         if not texts:
             return None
         regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["content_fields"]]
-        return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts), interpreted=True)
+        return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
+                       interpreted=True, values=texts)
     return None
 
 
