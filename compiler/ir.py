@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-IR_VERSION = "1.0"
+IR_VERSION = "1.1"
 PASSES = ("pass1", "pass2", "pass3")
 
 
