@@ -21,7 +21,7 @@ from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_
 from .ir import Imperative, Prose, Skipped
 from .ladder import load_ladder
 from .sources import Source, load_conventions
-from .triggers import infer_trigger, load_lexicon
+from .triggers import infer_sequence, infer_trigger, load_lexicon
 
 _PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
 _BAD_EXAMPLE = re.compile(
@@ -239,6 +239,8 @@ class Extractor:
             context["lead"] = unit.inherited.quote
             context["lead_lines"] = [unit.inherited.block.start, unit.inherited.block.end]
         imperative = build_imperative(source, quote, lines, clause.marker, cls, clause, trigger, context, self.role_ok)
+        if clause.sequence:
+            imperative.sequence = infer_sequence(clause, self.lexicon)
         if "pass1" not in imperative.routes and (cls.name == "advisory" or (headings and headings[-1][3])):
             imperative.routes.append("pass3")  # quality and principle rules also inform the reviewer
             imperative.reasons.append("rationale to Pass 3 prose (§15.1)")

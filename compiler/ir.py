@@ -50,6 +50,7 @@ class Imperative:
     suggestion: str = ""
     context: dict = field(default_factory=dict)  # heading and lead line the rule inherits from
     applies_to_roles: list[str] = field(default_factory=list)
+    sequence: dict | None = None  # "always X before Y": {"event", "regex", "requires"}
 
 
 @dataclass(slots=True)

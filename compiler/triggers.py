@@ -36,6 +36,7 @@ class Lexicon:
     placeholders: frozenset[str]
     exception_scopes: tuple[dict, ...]
     not_identifiers: frozenset[str]
+    events: tuple[dict, ...]
 
 
 @lru_cache(maxsize=1)
@@ -58,6 +59,7 @@ def load_lexicon() -> Lexicon:
         placeholders=frozenset(data["placeholders"]),
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
         not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
+        events=tuple({**e, "when_re": re.compile(e["when"])} for e in data["events"]),
     )
 
 
@@ -253,3 +255,17 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
             suggestion=_suggestion(clause),
         )
     return None
+
+
+def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> dict | None:
+    """A sequential precondition's closing event and the commands that must come first.
+
+    "Always run `npm test` before committing" -> {"event": "git commit",
+    "regex": ..., "requires": ["npm test"]}; None when either side is not concrete.
+    """
+    lex = lex or load_lexicon()
+    event = next((e for e in lex.events if e["when_re"].search(clause.sequence)), None)
+    requires = [o["text"] for o in clause.objects if _object_kind(o, clause.verb, lex) == "command"]
+    if event is None or not requires:
+        return None
+    return {"event": event["name"], "regex": event["regex"], "requires": requires}
