@@ -1,0 +1,23 @@
+"""Backends: each a pure function of the policy IR (plus the Cedar target).
+
+`artifacts(ir, target)` returns every file of a run, by path under the output
+folder; nothing here reads a source file or writes to disk.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..compiler.ir import PolicyIR
+from . import cedar, guardrules, index, interlinked_cedar, policy_md, prose_md, skipped_report
+
+POLICY_BACKENDS = (policy_md, cedar, interlinked_cedar, prose_md, skipped_report, index)
+
+
+def artifacts(ir: PolicyIR, target: str = "sondera-v1") -> dict[str, str]:
+    files: dict[str, str] = {}
+    for backend in POLICY_BACKENDS:
+        files.update(backend.emit(ir, target))
+    files["distilled-rules.json"] = json.dumps(guardrules.emit(ir, target), indent=2, ensure_ascii=False) + "\n"
+    files["policy.ir.json"] = ir.dumps()
+    return files

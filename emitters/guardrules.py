@@ -9,6 +9,7 @@ imperatives are Pass 1 rules.
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from .plan import companions, plan
 
 CATEGORY = "distilled-from-md"
 
@@ -17,7 +18,7 @@ def _lines(lines: list[int]) -> str:
     return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
 
 
-def rule_from(imp, label: str) -> dict:
+def rule_from(imp, label: str, companion: dict | None = None) -> dict:
     trigger = imp.trigger
     rule = {
         "id": imp.id,
@@ -47,15 +48,23 @@ def rule_from(imp, label: str) -> dict:
         "lexical_marker": imp.marker,
         "marker_class": imp.marker_class,
     }
+    if companion:
+        rule["companions"] = companion
     rule["distilled_action_reason"] = "; ".join(imp.reasons)
     rule["confidence"] = imp.confidence
     return rule
 
 
-def emit(ir: PolicyIR) -> dict:
+def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict:
     """The distilled-rules.json document for an IR."""
     labels = {s.group_id: s.group_label for s in ir.sources}
-    rules = [rule_from(imp, labels.get(imp.group_id, imp.group_id)) for imp in ir.imperatives if "pass1" in imp.routes]
+    groups = plan(ir, target)
+    sidecars = {e.imperative.id: companions(g, e) for g in groups for e in g.entries}
+    rules = [
+        rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id))
+        for imp in ir.imperatives
+        if "pass1" in imp.routes
+    ]
     skipped = [
         {"file": s.file, "lines": s.lines, "quote": s.quote, "reason": s.reason, "marker_class": s.marker_class}
         for s in ir.skipped
@@ -74,12 +83,16 @@ def emit(ir: PolicyIR) -> dict:
         "skipped": skipped,
         "conflicts": ir.conflicts,
         "removed": [],
+        "policies_emitted": [p for g in groups if g.entries for p in (g.path("policy.md"), g.path("cedar"))]
+        + [g.path("interlinked.cedar") for g in groups if g.has_interlinked],
+        "prose_emitted": [g.path("prose.md") for g in groups if g.has_prose],
         "stats": {
             "files_scanned": len(ir.sources),
             "imperatives_found": len(ir.imperatives) + len(ir.skipped),
             "distilled_block": counts["block"],
             "distilled_ask": counts["ask"],
             "distilled_advisory": counts["warn"],
+            "policies_emitted": sum(len(g.entries) for g in groups),
             **dict(sorted(skip_counts.items())),
             "skipped": len(skipped),
             "conflicts": len(ir.conflicts),

@@ -1,0 +1,61 @@
+"""`<group>.policy.md`: Pass 2 entries for the Tier 2 LLM policy gate (spec §15.2)."""
+
+from __future__ import annotations
+
+from ..compiler.ir import PolicyIR
+from .cedar_lowering import Omitted
+from .plan import Group, plan
+from .render import render
+from .text import md_code, title, trigger_signal
+
+
+def _scope(scope: dict, roles: list[str]) -> str:
+    parts = []
+    if "skill" in scope:
+        parts.append(f"skill={md_code(scope['skill'])} (`interlinked skill enter {scope['skill']}`)")
+    if "file_scope" in scope:
+        parts.append(f"file path matches {md_code(scope['file_scope'])}")
+    if "overlay" in scope:
+        parts.append(f"runner overlay {md_code(scope['overlay'])}")
+    parts += [f"agent role {md_code(role)}" for role in roles]
+    return "; ".join(parts) or "always"
+
+
+def _rationale(imp) -> str:
+    if "pass1" in imp.routes:
+        return "mirror of the deterministic rule, so the gate sees it with the trajectory"
+    if imp.sequence or imp.clause.get("sequence"):
+        return "sequential precondition: the harness keeps no session state for it (§6 ‡)"
+    if any("role" in reason for reason in imp.reasons):
+        return "the harness cannot scope rules to this agent role (§7)"
+    if imp.trigger is not None:
+        return "its trigger cannot load in the harness (" + imp.reasons[-1].split(": ", 1)[-1] + ")"
+    return "no concrete trigger a regex can check: intent, quality or process"
+
+
+def _cedar_companion(group: Group, entry) -> str:
+    if isinstance(entry.cedar, list):
+        return f"{md_code(group.stem + '.cedar#' + entry.imperative.id)}"
+    if entry.interlinked:
+        return f"{md_code(group.stem + '.interlinked.cedar#' + entry.imperative.id)}"
+    return "none (" + entry.cedar.reason + ")" if isinstance(entry.cedar, Omitted) else "none"
+
+
+def render_group(group: Group, generated_at: str) -> str:
+    imps = [e.imperative for e in group.entries]
+    return render(
+        "policy.md.j2",
+        group=group,
+        generated_at=generated_at,
+        active_when=_scope(group.scope, []),
+        titles={i.id: title(i) for i in imps},
+        scopes={i.id: _scope(i.scope, i.applies_to_roles) for i in imps},
+        signals={i.id: trigger_signal(i) for i in imps},
+        rationales={i.id: _rationale(i) for i in imps},
+        cedar_companions={e.imperative.id: _cedar_companion(group, e) for e in group.entries},
+        remediations={i.id: md_code(i.suggestion) if i.suggestion else "follow the source: " + md_code(i.quote) for i in imps},
+    )
+
+
+def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict[str, str]:
+    return {g.path("policy.md"): render_group(g, ir.distilled_at) for g in plan(ir, target) if g.entries}

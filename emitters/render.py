@@ -1,0 +1,35 @@
+"""The jinja2 environment of the text emitters (templates in emitters/templates/)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from . import text
+from .cedar_lowering import cedar_string
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("policyc.emitters", "templates"),
+        autoescape=False,  # Markdown and Cedar, escaped by the filters below
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+    )
+    env.filters.update(
+        cedar=cedar_string,
+        code=text.md_code,
+        md=text.md_text,
+        fence=text.md_fence,
+        one_line=text.one_line,
+        lines=text.lines_label,
+    )
+    return env
+
+
+def render(template: str, **values) -> str:
+    return environment().get_template(template).render(**values)
