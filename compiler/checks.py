@@ -111,3 +111,29 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
             if problem:
                 failures.append((rid, problem))
     return failures
+
+
+_POLICY_ID = re.compile(r'^@id\("((?:[^"\\]|\\.)*)"\)', re.MULTILINE)
+_POSITIONAL = re.compile(r"\bpolicy(\d+)\b")
+
+
+def cedar_check(files: dict[str, str], schemas: dict[str, str]) -> list[tuple[str, str]]:
+    """Validate every emitted Cedar file with cedarpy; failures name the policy's @id.
+
+    `schemas` maps a file suffix (".interlinked.cedar", ".cedar") to schema text;
+    the first suffix a file name ends with decides.
+    """
+    import cedarpy  # imported here: only runs that emit Cedar need it loaded
+
+    failures = []
+    for path, text in sorted(files.items()):
+        suffix = next((s for s in schemas if path.endswith(s)), None)
+        if suffix is None:
+            continue
+        ids = _POLICY_ID.findall(text)
+        result = cedarpy.validate_policies(text, schemas[suffix])
+        for error in result.errors:
+            m = _POSITIONAL.fullmatch(error.policy_id or "")
+            policy = ids[int(m.group(1))] if m and int(m.group(1)) < len(ids) else (error.policy_id or "-")
+            failures.append((f"{path}#{policy}", _POSITIONAL.sub(policy, error.error)))
+    return failures

@@ -6,7 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
-# The user's hand-curated harness rules: never written, whatever the caller asks.
+# The user's hand-curated harness rules (and any *.local.cedar, the user's Cedar
+# extension layer): never written, whatever the caller asks.
 PROTECTED = ("guard-rules.json", "guard-rules.local.json")
 
 FALLBACK_MESSAGE = (
@@ -38,8 +39,8 @@ def output_dir(root: Path, requested: str | None) -> tuple[Path, bool]:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target."""
-    if path.name in PROTECTED:
-        raise PermissionError(f"refusing to write {path}: hand-curated harness rules are never touched")
+    if path.name in PROTECTED or path.name.endswith(".local.cedar"):
+        raise PermissionError(f"refusing to write {path}: hand-curated rules are never touched")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

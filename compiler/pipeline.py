@@ -80,7 +80,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None) -> 
     return ir
 
 
-def compile_paths(paths: list[Path], root: Path) -> tuple[PolicyIR, dict[str, str]]:
-    """The IR of the files, and their texts by root-relative path (for the self-checks)."""
+def compile_paths(paths: list[Path], root: Path) -> PolicyIR:
+    """The IR of the files under root (unreadable ones become IR errors)."""
     sources, errors = read_all(paths, root)
-    return compile_sources(sources, errors), {s.file: s.text for s in sources}
+    return compile_sources(sources, errors)

@@ -8,7 +8,7 @@ _ICONS = {"block": "✗", "ask": "?", "warn": "⚠"}
 _LABELS = {"block": "block", "ask": "ask", "warn": "advisory"}
 
 
-def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:
+def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False, passes: dict | None = None) -> dict:
     kinds = [s.kind for s in ir.sources]
     stats = doc["stats"]
     top = [r for r in doc["rules"] if r["action"] == "block"] + [r for r in doc["rules"] if r["action"] != "block"]
@@ -25,12 +25,28 @@ def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> 
         "removed": stats["removed"],
         "output": output,
         "review": review,
+        "passes": passes or {},
         "errors": [e["message"] for e in ir.errors],
         "top_rules": [
             {"id": r["id"], "where": f"{r['source']['file']}:{r['source']['lines'][0]}", "action": r["action"]}
             for r in top[:10]
         ],
     }
+
+
+def _passes(passes: dict) -> list[str]:
+    """The §15.8 three-pass section."""
+    if not passes:
+        return []
+    return [
+        "Three passes:",
+        f"  Pass 1 — deterministic     {passes['pass1']} (block/ask/warn in distilled-rules.json)",
+        f"  Pass 2 — LLM policy gate   {passes['pass2']} (block/warn in <group>.policy.md)",
+        f"    ├── Sondera-compat .cedar {passes['cedar']} (translates to vanilla Cedar)",
+        f"    └── Interlinked .cedar    {passes['interlinked']} (requires schema extensions)",
+        f"  Pass 3 — prose for review  {passes['pass3']} (definitions / principles for Tier 3)",
+        f"  Skipped                    {passes['skipped']} (hedged / not imperative / role)",
+    ]
 
 
 def summary_text(data: dict) -> str:
@@ -48,6 +64,7 @@ def summary_text(data: dict) -> str:
         f"  ask                  {d['ask']} (should not / avoid / don't)",
         f"  advisory             {d['advisory']} (should / prefer / consider)",
         f"  Pass 2 only          {data['pass2_only']} (no concrete trigger, or a sequential precondition)",
+        *_passes(data["passes"]),
         "Skipped:",
         f"  hedged               {skipped.get('hedged', 0)}",
         f"  not an instruction   {skipped.get('no_imperative', 0)}",

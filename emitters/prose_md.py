@@ -21,6 +21,7 @@ def _principles(group: Group) -> list[dict]:
          "evaluation": f"Check the staged changes for what this rule asks ({imp.marker_class}, marker {md_code(imp.marker)}); "
                        f"flag each place that does not follow it."}
         for imp in group.principles
+        if not any(b.lines[0] <= imp.lines[0] <= b.lines[1] for b in group.prose)  # quoted above already
     ]
     return out
 

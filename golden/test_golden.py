@@ -1,23 +1,39 @@
-"""Golden cases: each folder under golden/cases/ is a project; its expected
-distilled-rules.json and policy.ir.json live in golden/snapshots/<case>/.
+"""Golden cases: every artifact of a compile, byte for byte.
 
+Each folder under golden/cases/ is a project; three real corpus files are
+cases too (read from the shared corpus at their repository paths). The
+expected files live in golden/snapshots/<case>/: distilled-rules.json,
+policy.ir.json and policies/ (policy.md, Sondera v1 .cedar, the v2 .cedar
+as *.sondera-v2.cedar, interlinked.cedar, prose.md, skipped report, index).
 Update with `pytest golden --snapshot-update` and review the diff.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from policyc.compiler.checks import load_schema, self_check
+from policyc.compiler.checks import cedar_check, load_schema, self_check
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.sources import discover
-from policyc.emitters import guardrules
+from policyc.emitters import artifacts, cedar
+from policyc.emitters.cedar_lowering import TARGETS
 
-CASES = Path(__file__).parent / "cases"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from conftest import corpus_manifest, lay_out  # noqa: E402
+
+HERE = Path(__file__).parent
+CASES = HERE / "cases"
+CORPUS_CASES = {  # three real rulebooks: a project file, a skill, a scoped rule file
+    "corpus-airflow-agents": "010__apache__airflow__AGENTS.md",
+    "corpus-sentry-skill": "018__getsentry__sentry__.claude__skills__backend-tests__SKILL.md",
+    "corpus-devsimpy-clinerules": "027__capocchi__DEVSimPy__.clinerules__rules.md",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -25,25 +41,53 @@ def _fixed_clock(monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01T00:00:00Z
 
 
-def _compile(case: Path):
-    ir, texts = compile_paths(discover(case), case)
+def _compile(root: Path):
+    ir = compile_paths(discover(root), root)
     ir.distiller = "policyc@golden"  # keep snapshots stable across releases
-    return ir, texts
+    return ir
 
 
-@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir()), ids=str)
-def test_golden_case(case, snapshot):
-    snapshot.snapshot_dir = Path(__file__).parent / "snapshots" / case
-    ir, texts = _compile(CASES / case)
-    doc = guardrules.emit(ir)
-    assert self_check(doc, texts) == []
-    jsonschema.validate(json.loads(ir.dumps()), load_schema("ir.schema.json"))
-    snapshot.assert_match(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "distilled-rules.json")
-    snapshot.assert_match(ir.dumps(), "policy.ir.json")
+def _project(case: str, tmp_path: Path) -> Path:
+    if case in CORPUS_CASES:
+        row = next(r for r in corpus_manifest() if r["file"] == CORPUS_CASES[case])
+        lay_out(row, tmp_path)
+        return tmp_path
+    return CASES / case
+
+
+def _nested(files: dict[str, str]) -> dict:
+    tree: dict = {}
+    for path, text in files.items():
+        *folders, name = path.split("/")
+        node = tree
+        for folder in folders:
+            node = node.setdefault(folder, {})
+        node[name] = text
+    return tree
+
+
+def _schema(name: str) -> str:
+    return resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", sorted([p.name for p in CASES.iterdir()] + list(CORPUS_CASES)), ids=str)
+def test_golden_case(case, snapshot, tmp_path):
+    snapshot.snapshot_dir = HERE / "snapshots"
+    ir = _compile(_project(case, tmp_path))
+    files = artifacts(ir, "sondera-v1")
+    doc = json.loads(files["distilled-rules.json"])
+    assert self_check(doc, {s.file: s.text for s in ir.sources}) == []
+    jsonschema.validate(json.loads(files["policy.ir.json"]), load_schema("ir.schema.json"))
+    v2 = {path.replace(".cedar", ".sondera-v2.cedar"): text for path, text in cedar.emit(ir, "sondera-v2").items()}
+    schemas = {
+        ".sondera-v2.cedar": _schema(TARGETS["sondera-v2"].schema),
+        ".interlinked.cedar": _schema(TARGETS["interlinked"].schema),
+        ".cedar": _schema(TARGETS["sondera-v1"].schema),
+    }
+    assert cedar_check({**files, **v2}, schemas) == []
+    snapshot.assert_match_dir(_nested({**files, **v2}), case)
 
 
 def test_output_is_byte_identical_across_runs():
     case = CASES / "forbidden-list-fence"
-    first, _ = _compile(case)
-    second, _ = _compile(case)
-    assert first.dumps() == second.dumps()
+    assert artifacts(_compile(case)) == artifacts(_compile(case))

@@ -29,7 +29,7 @@ ROWS = {row["file"]: row for row in corpus_manifest()}
 @lru_cache(maxsize=None)
 def _rules(corpus_file: str, workdir: str) -> tuple[dict, ...]:
     project = Path(workdir) / corpus_file.split("__", 1)[0]
-    ir, _ = compile_paths([lay_out(ROWS[corpus_file], project)], project)
+    ir = compile_paths([lay_out(ROWS[corpus_file], project)], project)
     return tuple(emit(ir)["rules"])
 
 
