@@ -1,7 +1,8 @@
 """`policyc` command line.
 
-    policyc compile [TARGETS...] [--root DIR] [--out DIR] [--format text|json] [--cedar-target T]
-    policyc render IR.json --out DIR [--format text|json] [--cedar-target T]
+    policyc compile [TARGETS...] [--review] [--cedar-target T] [--root DIR] [--out DIR] [--format text|json]
+    policyc render IR.json --out DIR [--cedar-target T] [--format text|json]
+    policyc accept [--root DIR] [--out DIR] [--format text|json]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read,
 2 usage error.
@@ -12,38 +13,45 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-
 from importlib import resources
-
-import jsonschema
+from pathlib import Path
 
 from ..emitters import artifacts
 from ..emitters.cedar_lowering import TARGETS
 from ..emitters.plan import pass_counts
-from .checks import cedar_check, load_schema, self_check
+from .checks import cedar_check, self_check
 from .ir import PolicyIR
-from .output import FALLBACK_MESSAGE, find_root, output_dir, write_atomic
-from .pipeline import compile_paths
+from .output import write_atomic
+from .pipeline import compile_sources, load_sources, merge_previous
+from .project import Project, UsageError, load_ir, open_project, stderr
+from .remote import fetch_https
 from .report import summary_data, summary_text
-from .sources import discover, expand_targets
+from .targets import discover, expand
+
+CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
     sub = parser.add_subparsers(dest="command", required=True)
-    comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json and policy.ir.json")
-    comp.add_argument("targets", nargs="*", help="files or directories (default: discover rule files under the root)")
-    comp.add_argument("--root", help="project root (default: nearest git root above the working directory)")
-    comp.add_argument("--out", help="output folder (default: <root>/.interlinked/, else the working directory)")
-    comp.add_argument("--format", choices=("text", "json"), default="text")
-    comp.add_argument("--cedar-target", choices=("sondera-v1", "sondera-v2"), default="sondera-v1",
-                      help="schema of the emitted <group>.cedar files (default: sondera-v1)")
+
+    def common(p, out_required=False):
+        p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
+        p.add_argument("--out", required=out_required, help="output folder (default: <root>/.interlinked/, else the working directory)")
+        p.add_argument("--format", choices=("text", "json"), default="text")
+
+    comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
+    comp.add_argument("targets", nargs="*", help="files, folders, globs, owner/repo[/path] or https URLs (default: discover)")
+    comp.add_argument("--review", action="store_true", help="write distilled-rules.review.json; nothing goes live (default for remote targets)")
+    comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1", help="schema of <group>.cedar (default sondera-v1)")
+    common(comp)
     rend = sub.add_parser("render", help="re-render every artifact from a saved policy.ir.json, reading no source")
     rend.add_argument("ir", help="a policy.ir.json")
-    rend.add_argument("--out", required=True, help="output folder")
-    rend.add_argument("--format", choices=("text", "json"), default="text")
-    rend.add_argument("--cedar-target", choices=("sondera-v1", "sondera-v2"), default="sondera-v1")
+    rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
+    common(rend, out_required=True)
+    acc = sub.add_parser("accept", help="validate distilled-rules.review.json and promote it to distilled-rules.json")
+    acc.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
+    common(acc)
     return parser
 
 
@@ -51,89 +59,120 @@ def _schema_text(name: str) -> str:
     return resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8")
 
 
-def write_artifacts(ir: PolicyIR, out: Path, target: str) -> tuple[dict, list[str], bool]:
-    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written)."""
+def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
+    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
+
+    In review mode only distilled-rules.review.json and policy.review.ir.json are written.
+    """
     files = artifacts(ir, target)
     doc = json.loads(files["distilled-rules.json"])
     failures = [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
     if failures:  # §12: a failing rule file is never written, nor anything beside it
         return doc, failures, False
+    if review:
+        write_atomic(project.rules(review=True), files["distilled-rules.json"])
+        write_atomic(project.ir(review=True), files["policy.ir.json"])
+        return doc, failures, True
     schemas = {".interlinked.cedar": _schema_text(TARGETS["interlinked"].schema), ".cedar": _schema_text(TARGETS[target].schema)}
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")
         files.pop(where.split("#", 1)[0], None)  # this Cedar file is not written
     for path, text in files.items():
-        write_atomic(out / path, text)
+        write_atomic(project.out / path, text)
     return doc, failures, True
 
 
-def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], fmt: str, target: str) -> int:
+def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], args, review: bool = False) -> int:
     failures, written = outcome
     for failure in failures:
-        print(f"policyc: self-check failed: {failure}", file=sys.stderr)
+        stderr(f"self-check failed: {failure}")
     if not written:
-        print("policyc: nothing written", file=sys.stderr)
-    data = summary_data(ir, doc, str(rules_path), passes=pass_counts(ir, target))
-    print(json.dumps(data, indent=2) if fmt == "json" else summary_text(data), end="\n" if fmt == "json" else "")
+        stderr("nothing written")
+    data = summary_data(ir, doc, str(rules_path), review=review, passes=pass_counts(ir, args.cedar_target))
+    print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data), end="\n" if args.format == "json" else "")
     return 1 if ir.errors or failures else 0
 
 
-def _compile(args) -> int:
-    if args.root:
-        root = Path(args.root).resolve()
-        if not root.is_dir():
-            print(f"policyc: --root {args.root}: not a directory", file=sys.stderr)
-            return 2
-    else:
-        root, is_git = find_root(Path.cwd())
-        if not is_git:
-            print(f"policyc: warning: not a git repository; using {root} as the project root", file=sys.stderr)
-    config = root / ".interlinked" / "config.json"
-    if config.is_file():
-        try:
-            if int(json.loads(config.read_text(encoding="utf-8")).get("version", 0)) < 2:
-                print(f"policyc: warning: {config} has version < 2; distilled rules may not load on older harness builds", file=sys.stderr)
-        except (ValueError, AttributeError, TypeError):
-            print(f"policyc: warning: {config} is not valid JSON", file=sys.stderr)
-    if args.targets:
-        paths, problems = expand_targets(args.targets, root)
-        for problem in problems:
-            print(f"policyc: error: {problem}", file=sys.stderr)
-        if problems and not paths:
-            return 2
-    else:
-        paths = discover(root)
+def _previous(project: Project) -> PolicyIR | None:
+    if not project.ir().is_file():
+        return None
+    try:
+        return load_ir(project.ir())
+    except ValueError as exc:
+        stderr(f"warning: ignoring the previous IR: {exc}")
+        return None
+
+
+def _compile(args, fetcher=fetch_https) -> int:
+    project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
+    targets = expand(args.targets, project.root, fetcher) if args.targets else discover(project.root, project.home)
+    for problem in targets.errors:
+        stderr(f"error: {problem}")
+    if targets.errors and not (targets.paths or targets.remotes):
+        return 2
+    review = args.review or bool(targets.remotes)
     if args.format == "text":
-        print("Distilling: " + (", ".join(p.relative_to(root).as_posix() for p in paths) or "(no rule files found)"))
-    ir = compile_paths(paths, root)
+        names = [p.relative_to(project.root).as_posix() for p in targets.paths] + [f"~/{p.relative_to(project.home).as_posix()}" for p in targets.home]
+        names += [f"{r.label} (fetched sha256:{r.sha256[:12]}…)" for r in targets.remotes]
+        print("Distilling: " + (", ".join(names) or "(no rule files found)"))
+    previous = _previous(project)
+    sources, errors, dropped = load_sources(targets, project.root, project.home)
+    if args.targets and previous is not None:
+        sources = merge_previous(previous, sources)
+    ir = compile_sources(sources, errors + [{"file": "-", "message": e} for e in targets.errors], previous)
+    ir.dropped = dropped
     for error in ir.errors:
-        print(f"policyc: error: {error['message']}", file=sys.stderr)
+        stderr(f"error: {error['message']}")
     for warning in ir.warnings:
-        print(f"policyc: warning: {warning}", file=sys.stderr)
-    out, fallback = output_dir(root, args.out)
-    doc, failures, written = write_artifacts(ir, out, args.cedar_target)
-    if fallback and args.format == "text" and written:
-        print(FALLBACK_MESSAGE.format(path=out / "distilled-rules.json"), file=sys.stderr)
-    return _report(ir, doc, out / "distilled-rules.json", (failures, written), args.format, args.cedar_target)
+        stderr(f"warning: {warning}")
+    doc, failures, written = write_artifacts(ir, project, args.cedar_target, review)
+    if project.fallback and args.format == "text" and written:
+        stderr(project.fallback_note())
+    return _report(ir, doc, project.rules(review), (failures, written), args, review)
 
 
 def _render(args) -> int:
     try:
-        data = json.loads(Path(args.ir).read_text(encoding="utf-8"))
-        jsonschema.validate(data, load_schema("ir.schema.json"))
-    except (OSError, ValueError, jsonschema.ValidationError) as exc:
-        reason = exc.message if isinstance(exc, jsonschema.ValidationError) else exc
-        print(f"policyc: error: {args.ir}: not a policy IR: {reason}", file=sys.stderr)
-        return 2
-    ir = PolicyIR.from_json(data)
-    out = Path(args.out).resolve()
-    doc, failures, written = write_artifacts(ir, out, args.cedar_target)
-    return _report(ir, doc, out / "distilled-rules.json", (failures, written), args.format, args.cedar_target)
+        ir = load_ir(Path(args.ir))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    project = Project(Path.cwd(), Path(args.out).resolve(), False)
+    doc, failures, written = write_artifacts(ir, project, args.cedar_target)
+    return _report(ir, doc, project.rules(), (failures, written), args)
+
+
+def _accept(args) -> int:
+    """Promote the review file: validated (schema, §12) or not promoted at all (spec §14)."""
+    project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
+    review_rules, review_ir = project.rules(review=True), project.ir(review=True)
+    if not review_rules.is_file() or not review_ir.is_file():
+        raise UsageError(f"no review to accept in {project.out} (run `policyc compile --review` first)")
+    try:
+        doc = json.loads(review_rules.read_text(encoding="utf-8"))
+        ir = load_ir(review_ir)
+    except ValueError as exc:
+        stderr(f"error: {review_rules.name}: {exc}; not promoted")
+        return 1
+    failures = [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
+    if failures:
+        for failure in failures:
+            stderr(f"self-check failed: {failure}")
+        stderr(f"{review_rules.name} not promoted; {project.rules().name} is unchanged")
+        return 1
+    _, failures, _ = write_artifacts(ir, project, args.cedar_target)
+    write_atomic(project.rules(), review_rules.read_text(encoding="utf-8"))  # the reviewed file, as reviewed
+    review_rules.unlink()
+    review_ir.unlink()
+    return _report(ir, doc, project.rules(), (failures, True), args)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    return {"compile": _compile, "render": _render}[args.command](args)
+    try:
+        return {"compile": _compile, "render": _render, "accept": _accept}[args.command](args)
+    except UsageError as exc:
+        stderr(f"error: {exc}")
+        return 2
 
 
 if __name__ == "__main__":

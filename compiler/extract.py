@@ -20,6 +20,7 @@ from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
 from .ir import Imperative, Prose, Skipped
 from .ladder import load_ladder
+from .regexes import glob_to_regex
 from .sources import Source, load_conventions
 from .triggers import infer_sequence, infer_trigger, load_lexicon
 
@@ -251,6 +252,11 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
     """Route and grade one imperative (§5, §5f, §7, §15.1)."""
     reasons = []
     scope = dict(source.scope)
+    if trigger is not None and source.subtree and trigger.kind in ("path", "content"):
+        # a nested AGENTS.md speaks for its folder (§2a); shell commands cannot be scoped so
+        subtree = glob_to_regex(source.subtree + "/")
+        trigger.file_scope = f"^(?=.*{trigger.file_scope})(?=.*{subtree})" if trigger.file_scope else subtree
+        reasons.append(f"scoped to {source.subtree}/ (nested {source.file.rsplit('/', 1)[-1]})")
     if trigger is not None and trigger.file_scope:
         inherited = scope.get("file_scope")
         # both the source's globs and the sentence's "only when editing X" must hold

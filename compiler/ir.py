@@ -26,6 +26,7 @@ class SourceIR:
     frontmatter: dict = field(default_factory=dict)
     scope: dict = field(default_factory=dict)  # active_when axes for every rule of this source
     role: str = ""
+    subtree: str = ""  # folder a nested AGENTS.md speaks for ("" for project-wide files)
     text: str = ""  # the full verbatim source (artifacts quote it; nothing re-reads the file)
 
 
@@ -85,6 +86,8 @@ class PolicyIR:
     skipped: list[Skipped] = field(default_factory=list)
     prose: list[Prose] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
+    removed: list[dict] = field(default_factory=list)  # {"id", "reason"}: rules whose quote left their file
+    dropped: list[dict] = field(default_factory=list)  # {"file", "reason"}: sources §2d skips silently
     errors: list[dict] = field(default_factory=list)  # {"file", "message"}
     warnings: list[str] = field(default_factory=list)
     ir_version: str = IR_VERSION
@@ -108,6 +111,7 @@ class PolicyIR:
             **dict(sorted(skipped_by.items())),
             "skipped": len(self.skipped),
             "conflicts": len(self.conflicts),
+            "removed": len(self.removed),
         }
 
     def to_json(self) -> dict:
@@ -120,6 +124,8 @@ class PolicyIR:
             "skipped": [asdict(s) for s in self.skipped],
             "prose": [asdict(p) for p in self.prose],
             "conflicts": self.conflicts,
+            "removed": self.removed,
+            "dropped": self.dropped,
             "errors": self.errors,
             "warnings": self.warnings,
             "stats": self.stats(),
@@ -138,6 +144,8 @@ class PolicyIR:
             skipped=[Skipped(**s) for s in data["skipped"]],
             prose=[Prose(**p) for p in data["prose"]],
             conflicts=list(data["conflicts"]),
+            removed=list(data["removed"]),
+            dropped=list(data["dropped"]),
             errors=list(data["errors"]),
             warnings=list(data.get("warnings", [])),
             ir_version=data["ir_version"],

@@ -27,16 +27,6 @@ def find_root(start: Path) -> tuple[Path, bool]:
     return start, False
 
 
-def output_dir(root: Path, requested: str | None) -> tuple[Path, bool]:
-    """(folder, fallback?) per §11: .interlinked/ under the root, else the working directory."""
-    if requested:
-        return Path(requested).resolve(), False
-    preferred = root / ".interlinked"
-    if preferred.is_dir():
-        return preferred, False
-    return Path.cwd().resolve(), True
-
-
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target."""
     if path.name in PROTECTED or path.name.endswith(".local.cedar"):

@@ -11,7 +11,8 @@ from .extract import Extractor
 from .ids import assign_ids
 from .ir import PolicyIR, SourceIR
 from .regexes import redos_reasons, syntax_problems
-from .sources import Source, SourceError, read_source
+from .sources import Source, SourceError, read_source, skip_reason, source_from_bytes
+from .targets import Targets
 
 
 def distiller_name() -> str:
@@ -28,14 +29,25 @@ def distilled_at() -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def read_all(paths: list[Path], root: Path) -> tuple[list[Source], list[dict]]:
-    sources, errors = [], []
-    for path in paths:
+def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tuple[list[Source], list[dict], list[dict]]:
+    """Read every target: (sources, errors, dropped). Errors are one line each; drops are §2d's."""
+    sources, errors, dropped = [], [], []
+    jobs = [(p, root, "local") for p in targets.paths] + [(p, home, "home") for p in targets.home]
+    for path, base, origin in jobs:
         try:
-            sources.append(read_source(path, root))
+            sources.append(read_source(path, base, origin))
         except SourceError as exc:
-            errors.append({"file": path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path), "message": str(exc)})
-    return sources, errors
+            errors.append({"file": path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path), "message": str(exc)})
+    for remote in targets.remotes:
+        try:
+            sources.append(source_from_bytes(remote.url, remote.data, group_id=remote.group_id))
+        except SourceError as exc:
+            errors.append({"file": remote.url, "message": str(exc)})
+    kept = []
+    for source in sources:
+        reason = skip_reason(source)
+        (dropped.append({"file": source.file, "reason": reason}) if reason else kept.append(source))
+    return kept, errors, dropped
 
 
 def _vet(imperative) -> None:
@@ -50,8 +62,10 @@ def _vet(imperative) -> None:
             return
 
 
-def compile_sources(sources: list[Source], errors: list[dict] | None = None) -> PolicyIR:
+def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None) -> PolicyIR:
+    """Extract every source; a source whose hash matches `previous` reuses its items (§3)."""
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []))
+    reusable = _reusable(previous)
     for source in sorted(sources, key=lambda s: s.file):
         ir.warnings.extend(source.warnings)
         ir.sources.append(
@@ -62,25 +76,68 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None) -> 
                 kind=source.convention.kind,
                 convention=source.convention.name,
                 sha256=source.sha256,
-                precedence=source.convention.precedence,
+                precedence=source.precedence,
                 frontmatter=source.frontmatter,
                 scope=source.scope,
                 role=source.role,
+                subtree=source.subtree,
                 text=source.text,
             )
         )
-        extractor = Extractor(source)
-        extractor.run()
-        ir.imperatives.extend(extractor.imperatives)
-        ir.skipped.extend(extractor.skipped)
-        ir.prose.extend(extractor.prose)
+        if (source.file, source.sha256) in reusable:
+            imperatives, skipped, prose = reusable[(source.file, source.sha256)]
+        else:
+            extractor = Extractor(source)
+            extractor.run()
+            imperatives, skipped, prose = extractor.imperatives, extractor.skipped, extractor.prose
+        ir.imperatives.extend(imperatives)
+        ir.skipped.extend(skipped)
+        ir.prose.extend(prose)
     for imperative in ir.imperatives:
         _vet(imperative)
     assign_ids(ir.imperatives)
+    if previous is not None:
+        ir.removed = _removed(previous, ir)
     return ir
 
 
+def _reusable(previous: PolicyIR | None) -> dict:
+    """(file, sha256) -> the items extracted from that exact text last time."""
+    if previous is None or previous.distiller != distiller_name():
+        return {}
+    found: dict = {(s.file, s.sha256): ([], [], []) for s in previous.sources}
+    by_file = {s.file: (s.file, s.sha256) for s in previous.sources}
+    for index, items in enumerate((previous.imperatives, previous.skipped, previous.prose)):
+        for item in items:
+            found[by_file[item.file]][index].append(item)
+    return found
+
+
+def _removed(previous: PolicyIR, current: PolicyIR) -> list[dict]:
+    """Previous Pass 1 rules of a re-read file whose quote is no longer in it."""
+    texts = {s.file: " ".join(s.text.split()) for s in current.sources}
+    live = {i.id for i in current.imperatives}
+    return [
+        {"id": i.id, "reason": f"source quote no longer present in {i.file} as of {current.distilled_at[:10]}"}
+        for i in previous.imperatives
+        if "pass1" in i.routes and i.file in texts and i.id not in live and " ".join(i.quote.split()) not in texts[i.file]
+    ]
+
+
+def merge_previous(previous: PolicyIR, sources: list[Source]) -> list[Source]:
+    """A subset run keeps every other source of the previous run, unchanged (§3)."""
+    named = {s.file for s in sources}
+    kept = []
+    for old in previous.sources:
+        if old.file not in named:
+            source = source_from_bytes(old.file, old.text.encode("utf-8"), group_id=old.group_id if not old.group_id.startswith(("local:", "skill:")) else "")
+            kept.append(source)
+    return sources + kept
+
+
 def compile_paths(paths: list[Path], root: Path) -> PolicyIR:
-    """The IR of the files under root (unreadable ones become IR errors)."""
-    sources, errors = read_all(paths, root)
-    return compile_sources(sources, errors)
+    """The IR of local files under root (unreadable ones become IR errors)."""
+    sources, errors, dropped = load_sources(Targets(paths=list(paths)), root)
+    ir = compile_sources(sources, errors)
+    ir.dropped = dropped
+    return ir

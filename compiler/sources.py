@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -75,14 +74,20 @@ class Source:
     group_id: str = ""
     scope: dict = field(default_factory=dict)  # active_when axes
     role: str = ""
+    subtree: str = ""  # folder of a nested AGENTS.md: its path rules apply below it
+    precedence: int = 0  # §10, lower wins; the convention's, +10 for a home global
 
     @property
     def lines(self) -> list[str]:
         return self.text.split("\n")
 
 
-def read_source(path: Path, root: Path) -> Source:
-    """Read and check one file; raise SourceError with a one-line reason."""
+def read_source(path: Path, root: Path, origin: str = "local") -> Source:
+    """Read and check one file; raise SourceError with a one-line reason.
+
+    `origin` "home" marks a §2b global: its label is `~/<path under $HOME>`,
+    its group `home:<path>`, and it ranks below every project file.
+    """
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
     try:
         size = path.stat().st_size
@@ -91,10 +96,13 @@ def read_source(path: Path, root: Path) -> Source:
         data = path.read_bytes()
     except OSError as exc:
         raise SourceError(f"{rel}: cannot read: {exc.strerror or exc}") from None
+    if origin == "home":
+        return source_from_bytes("~/" + rel, data, group_id=f"home:{rel}", precedence_offset=10)
     return source_from_bytes(rel, data)
 
 
-def source_from_bytes(rel: str, data: bytes) -> Source:
+def source_from_bytes(rel: str, data: bytes, group_id: str = "", precedence_offset: int = 0) -> Source:
+    """A checked source from bytes; `group_id` replaces `local:<rel>` (home, gh:, url: sources)."""
     if b"\x00" in data:
         raise SourceError(f"{rel}: binary file (NUL bytes), not a rule file")
     try:
@@ -108,7 +116,28 @@ def source_from_bytes(rel: str, data: bytes) -> Source:
     source = Source(file=rel, text=text, sha256="sha256:" + hashlib.sha256(data).hexdigest(), convention=convention)
     _read_frontmatter(source)
     _derive_scope(source)
+    if group_id and not source.group_id.startswith("skill:"):
+        source.group_id = group_id
+        source.subtree = ""
+    source.precedence = convention.precedence + precedence_offset
     return source
+
+
+_SUBTREE_CONVENTIONS = frozenset({"agents", "agents-override", "claude", "gemini", "warp", "local"})
+_TDD_NAME = re.compile(r"^(?:tdd|tdd-.*|.*-tdd)$")
+
+
+def skip_reason(source: Source) -> str:
+    """Why §2d drops a source silently ('' when it does not): enforce itself, TDD skills."""
+    if not source.group_id.startswith("skill:"):
+        return ""
+    name = source.group_id.removeprefix("skill:")
+    parent = source.file.rsplit("/", 2)[-2] if source.file.count("/") else ""
+    if name == "enforce":
+        return "the enforce skill itself (§2d)"
+    if _TDD_NAME.match(name) or _TDD_NAME.match(parent):
+        return "a TDD skill: TDD is enforced by the harness's own primitives (§2d)"
+    return ""
 
 
 def _frontmatter_blocks(lines: list[str]) -> list[tuple[int, int]]:
@@ -199,6 +228,9 @@ def _derive_scope(source: Source) -> None:
         source.scope["skill"] = skill
     else:
         source.group_id = f"local:{source.file}"
+        folder = source.file.rsplit("/", 1)[0] if "/" in source.file else ""
+        if folder and source.convention.name in _SUBTREE_CONVENTIONS and not folder.startswith("."):
+            source.subtree = folder
     if parts := source.file.split("/"):
         if len(parts) >= 2 and parts[-2] == "model-overlays":
             source.scope["overlay"] = name.rsplit(".", 1)[0]
@@ -216,46 +248,3 @@ def _derive_scope(source: Source) -> None:
         if m := _ROLE_OPENING.match(first_text):
             role = m.group(1).lower()
     source.role = role
-
-
-def discover(root: Path) -> list[Path]:
-    """Every rule file under root that matches a §2a convention (sorted, deterministic)."""
-    conventions = load_conventions()
-    found = []
-    seen_dirs: set[tuple[int, int]] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        st = os.stat(dirpath)
-        if (st.st_dev, st.st_ino) in seen_dirs:  # a symlink loop
-            dirnames[:] = []
-            continue
-        seen_dirs.add((st.st_dev, st.st_ino))
-        dirnames[:] = sorted(d for d in dirnames if d not in conventions.ignore_dirs)
-        for filename in sorted(filenames):
-            path = Path(dirpath) / filename
-            rel = path.relative_to(root).as_posix()
-            if filename in conventions.skip or conventions.match(rel) is None:
-                continue
-            found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
-
-
-def expand_targets(targets: list[str], root: Path) -> tuple[list[Path], list[str]]:
-    """Files named by plain file and directory targets; errors for the rest."""
-    files: list[Path] = []
-    errors: list[str] = []
-    for target in targets:
-        path = Path(target)
-        path = path if path.is_absolute() else Path.cwd() / path
-        resolved = path.resolve()
-        if not resolved.is_relative_to(root):
-            errors.append(f"{target} is outside the current project ({root}). cd into that project and re-run policyc.")
-        elif resolved.is_dir():
-            for dirpath, dirnames, filenames in os.walk(resolved):
-                dirnames[:] = sorted(d for d in dirnames if d not in load_conventions().ignore_dirs)
-                files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith((".md", ".mdc", ".prompt")))
-        elif resolved.is_file():
-            files.append(resolved)
-        else:
-            errors.append(f"{target}: no such file or directory")
-    unique = sorted(set(files), key=lambda p: p.relative_to(root).as_posix())
-    return unique, errors

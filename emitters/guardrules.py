@@ -82,7 +82,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict:
         "rules": rules,
         "skipped": skipped,
         "conflicts": ir.conflicts,
-        "removed": [],
+        "removed": ir.removed,
         "policies_emitted": [p for g in groups if g.entries for p in (g.path("policy.md"), g.path("cedar"))]
         + [g.path("interlinked.cedar") for g in groups if g.has_interlinked],
         "prose_emitted": [g.path("prose.md") for g in groups if g.has_prose],
@@ -96,6 +96,6 @@ def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict:
             **dict(sorted(skip_counts.items())),
             "skipped": len(skipped),
             "conflicts": len(ir.conflicts),
-            "removed": 0,
+            "removed": len(ir.removed),
         },
     }

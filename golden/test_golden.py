@@ -20,7 +20,7 @@ import pytest
 
 from policyc.compiler.checks import cedar_check, load_schema, self_check
 from policyc.compiler.pipeline import compile_paths
-from policyc.compiler.sources import discover
+from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar
 from policyc.emitters.cedar_lowering import TARGETS
 
@@ -42,7 +42,7 @@ def _fixed_clock(monkeypatch):
 
 
 def _compile(root: Path):
-    ir = compile_paths(discover(root), root)
+    ir = compile_paths(discover(root).paths, root)
     ir.distiller = "policyc@golden"  # keep snapshots stable across releases
     return ir
 

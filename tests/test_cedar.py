@@ -14,7 +14,8 @@ import pytest
 from policyc.compiler.checks import cedar_check
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths, compile_sources
-from policyc.compiler.sources import discover, source_from_bytes
+from policyc.compiler.sources import source_from_bytes
+from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar, guardrules, policy_md
 from policyc.emitters.cedar_lowering import TARGETS
 from policyc.emitters.plan import plan
@@ -73,7 +74,7 @@ def _denied_by(policies: str, request: dict) -> list[str]:
 def _compiled(key: str):
     if key.startswith("golden:"):
         root = GOLDEN_CASES / key.removeprefix("golden:")
-        return compile_paths(discover(root), root)
+        return compile_paths(discover(root).paths, root)
     row = next(r for r in corpus_manifest() if r["file"] == key)
     source = source_from_bytes(row["path"], (CORPUS / "files" / row["file"]).read_bytes())
     return compile_sources([source])

@@ -1,0 +1,84 @@
+"""Where a run reads and writes (spec §11): the project root, the output folder, the file names."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+
+from .checks import load_schema
+from .ir import PolicyIR
+from .output import FALLBACK_MESSAGE, find_root
+
+
+class UsageError(Exception):
+    """A problem with the command line or the project; exit code 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    root: Path
+    out: Path
+    fallback: bool  # no .interlinked/: artifacts land in the working directory (§11)
+
+    @property
+    def home(self) -> Path | None:
+        home = os.environ.get("HOME")
+        return Path(home) if home else None
+
+    def rules(self, review: bool = False) -> Path:
+        return self.out / ("distilled-rules.review.json" if review else "distilled-rules.json")
+
+    def ir(self, review: bool = False) -> Path:
+        return self.out / ("policy.review.ir.json" if review else "policy.ir.json")
+
+    @property
+    def overrides(self) -> Path:
+        return self.out / "distilled-rules.overrides.json"
+
+    def fallback_note(self) -> str:
+        return FALLBACK_MESSAGE.format(path=self.rules())
+
+
+def open_project(root_arg: str | None, out_arg: str | None, warn=print) -> Project:
+    """Resolve --root and --out with the §11 defaults; warnings go to `warn`."""
+    if root_arg:
+        root = Path(root_arg).resolve()
+        if not root.is_dir():
+            raise UsageError(f"--root {root_arg}: not a directory")
+    else:
+        root, is_git = find_root(Path.cwd())
+        if not is_git:
+            warn(f"not a git repository; using {root} as the project root")
+    config = root / ".interlinked" / "config.json"
+    if config.is_file():
+        try:
+            if int(json.loads(config.read_text(encoding="utf-8")).get("version", 0)) < 2:
+                warn(f"{config} has version < 2; distilled rules may not load on older harness builds")
+        except (ValueError, AttributeError, TypeError):
+            warn(f"{config} is not valid JSON")
+    if out_arg:
+        return Project(root, Path(out_arg).resolve(), False)
+    if (root / ".interlinked").is_dir():
+        return Project(root, root / ".interlinked", False)
+    return Project(root, Path.cwd().resolve(), True)
+
+
+def load_ir(path: Path) -> PolicyIR:
+    """A saved IR, validated against its schema; ValueError with the reason otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.validate(data, load_schema("ir.schema.json"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    except jsonschema.ValidationError as exc:
+        raise ValueError(f"{path}: not a policy IR: {exc.message}") from None
+    return PolicyIR.from_json(data)
+
+
+def stderr(message: str) -> None:
+    print(f"policyc: {message}", file=sys.stderr)
