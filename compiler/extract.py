@@ -22,7 +22,7 @@ from .ir import Imperative, Prose, Skipped
 from .ladder import load_ladder
 from .regexes import glob_to_regex
 from .sources import Source, load_conventions
-from .triggers import infer_sequence, infer_trigger, load_lexicon
+from .triggers import infer_sequence, infer_trigger, load_lexicon, omp_trigger
 
 _PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
 _BAD_EXAMPLE = re.compile(
@@ -135,6 +135,8 @@ class Extractor:
         return i < len(self.marked) and self.marked[i] <= block.end
 
     def run(self) -> None:
+        if self.source.convention.name == "omp":
+            self._omp_rule()
         body = self.source.lines[self.source.body_start - 1 :]
         blocks = parse_blocks(body, first_line=self.source.body_start)
         headings: list[tuple[int, Marker | None, str, str]] = []  # (level, polarity marker, text, prose section)
@@ -178,6 +180,27 @@ class Extractor:
                 marker, before = previous
                 if before.end >= block.start - 2:
                     lead = _Lead(marker, block, " ".join(block.text.split()))
+
+    def _omp_rule(self) -> None:
+        """An OMP rule file's frontmatter `condition` is a trigger already (dsh-rules seed)."""
+        fm = self.source.frontmatter
+        trigger, why_not = omp_trigger(fm, self.lexicon)
+        if trigger is None and not why_not:
+            return
+        line = next((n for n, text in enumerate(self.source.lines, 1) if text.startswith(("condition:", "ttsr_trigger:"))), 1)
+        quote = " ".join(self.source.lines[line - 1].split())
+        body = "\n".join(self.source.lines[self.source.body_start - 1 :])
+        markers = [m for s in split_sentences(body) for m in find_markers(s, self.ladder)]
+        marker = strongest(markers, self.ladder)
+        if marker is None or self.ladder.classes[marker.marker_class].polarity == "hedged":
+            blocking = str(fm.get("interruptMode", "always")) in ("always", "tool-only")
+            marker = Marker("interruptMode: " + str(fm.get("interruptMode", "always")), "block-direct" if blocking else "advisory", False, -1)
+        cls = self.ladder.classes[marker.marker_class]
+        clause = Clause(marker=marker, scope_text=quote)
+        imperative = build_imperative(self.source, quote, [line, line], marker, cls, clause, trigger, {"omp": True}, self.role_ok)
+        if trigger is None:
+            imperative.reasons.append(why_not)
+        self.imperatives.append(imperative)
 
     def _fenced_list(self, block: Block, lead: _Lead) -> None:
         for offset, line in enumerate(block.lines[1:-1] if len(block.lines) > 1 else (), start=1):

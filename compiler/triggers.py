@@ -269,3 +269,44 @@ def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> dict | None:
     if event is None or not requires:
         return None
     return {"event": event["name"], "regex": event["regex"], "requires": requires}
+
+
+_OMP_SCOPE = re.compile(r"^tool:(\w+)(?:\(([^)]*)\))?$")
+_OMP_TOOLS = {"bash": (["Bash"], ["command"]), "edit": (["Edit", "MultiEdit"], ["new_string"]),
+              "write": (["Write"], ["content"]), "read": (["Read"], ["file_path"])}
+
+
+def omp_trigger(frontmatter: dict, lex: Lexicon | None = None) -> tuple[Trigger | None, str]:
+    """An OMP rule's own trigger: its `condition` regexes on the tools of its `scope`.
+
+    Returns (trigger, why not): text and thinking scopes watch the model's
+    prose, which no tool call carries, so they give no trigger.
+    """
+    lex = lex or load_lexicon()
+    conditions = frontmatter.get("condition") or frontmatter.get("ttsr_trigger")
+    conditions = [conditions] if isinstance(conditions, str) else [str(c) for c in conditions or []]
+    scopes = [s.strip() for s in str(frontmatter.get("scope") or "tool").split(",") if s.strip()]
+    if not conditions:
+        return None, ""
+    tools, fields, globs = [], [], []
+    for scope in scopes:
+        m = _OMP_SCOPE.match(scope)
+        if scope == "tool":
+            m = _OMP_SCOPE.match("tool:bash")
+        if not m or m.group(1) not in _OMP_TOOLS:
+            return None, f"OMP scope {scope!r} watches the model's text, which no tool call carries"
+        names, names_fields = _OMP_TOOLS[m.group(1)]
+        tools += [t for t in names if t not in tools]
+        fields += [f for f in names_fields if f not in fields]
+        globs += [g.strip() for g in (m.group(2) or "").split(",") if g.strip() and g.strip() not in globs]
+    patterns = []
+    for condition in conditions:
+        flags = ""
+        if condition.startswith("(?i)"):  # Python/PCRE inline flag -> the JavaScript flag
+            condition, flags = condition[4:], "i"
+        patterns += [{"field": f, "regex": condition, "flags": flags} for f in fields]
+    scope = ""
+    if globs:
+        regexes = [glob_to_regex(g) for g in globs]
+        scope = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+    return Trigger("omp-condition", tools, patterns, summary="condition", values=conditions, file_scope=scope), ""
