@@ -68,16 +68,22 @@ def open_project(root_arg: str | None, out_arg: str | None, warn=print) -> Proje
     return Project(root, Path.cwd().resolve(), True)
 
 
-def load_ir(path: Path) -> PolicyIR:
-    """A saved IR, validated against its schema; ValueError with the reason otherwise."""
+def load_ir(path: Path, validate: bool = True) -> PolicyIR:
+    """A saved IR; ValueError with the reason when it cannot be used.
+
+    `validate=False` skips the JSON Schema for policyc's own previous run (an
+    incremental cache, read on every compile); a file the user hands over is
+    always validated.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        jsonschema.validate(data, load_schema("ir.schema.json"))
-    except (OSError, ValueError) as exc:
+        if validate:
+            error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(load_schema("ir.schema.json")).iter_errors(data))
+            if error is not None:
+                raise ValueError(f"not a policy IR: {error.message}")
+        return PolicyIR.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None
-    except jsonschema.ValidationError as exc:
-        raise ValueError(f"{path}: not a policy IR: {exc.message}") from None
-    return PolicyIR.from_json(data)
 
 
 def stderr(message: str) -> None:

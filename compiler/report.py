@@ -8,7 +8,7 @@ _ICONS = {"block": "✗", "ask": "?", "warn": "⚠"}
 _LABELS = {"block": "block", "ask": "ask", "warn": "advisory"}
 
 
-def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False, passes: dict | None = None) -> dict:
+def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:
     kinds = [s.kind for s in ir.sources]
     stats = doc["stats"]
     top = [r for r in doc["rules"] if r["action"] == "block"] + [r for r in doc["rules"] if r["action"] != "block"]
@@ -25,7 +25,14 @@ def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False, pas
         "removed": stats["removed"],
         "output": output,
         "review": review,
-        "passes": passes or {},
+        "passes": {
+            "pass1": len(doc["rules"]),
+            "pass2": stats.get("policies_emitted", 0),
+            "cedar": stats.get("cedar_policies", 0),
+            "interlinked": stats.get("interlinked_policies", 0),
+            "pass3": stats.get("prose_entries", 0),
+            "skipped": stats["skipped"],
+        },
         "errors": [e["message"] for e in ir.errors],
         "top_rules": [
             {"id": r["id"], "where": f"{r['source']['file']}:{r['source']['lines'][0]}", "action": r["action"]}
@@ -36,8 +43,6 @@ def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False, pas
 
 def _passes(passes: dict) -> list[str]:
     """The §15.8 three-pass section."""
-    if not passes:
-        return []
     return [
         "Three passes:",
         f"  Pass 1 — deterministic     {passes['pass1']} (block/ask/warn in distilled-rules.json)",

@@ -23,6 +23,6 @@ def render_group(group: Group, target_name: str, generated_at: str, flavour: str
     )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
     """{path under the output folder: Cedar text} for every group with Pass 2 policies."""
-    return {g.path("cedar"): render_group(g, target, ir.distilled_at) for g in plan(ir, target) if g.entries}
+    return {g.path("cedar"): render_group(g, target, ir.distilled_at) for g in groups or plan(ir, target) if g.entries}

@@ -55,10 +55,10 @@ def rule_from(imp, label: str, companion: dict | None = None) -> dict:
     return rule
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict:
+def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict:
     """The distilled-rules.json document for an IR."""
     labels = {s.group_id: s.group_label for s in ir.sources}
-    groups = plan(ir, target)
+    groups = groups or plan(ir, target)
     sidecars = {e.imperative.id: companions(g, e) for g in groups for e in g.entries}
     rules = [
         rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id))
@@ -83,6 +83,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict:
         "skipped": skipped,
         "conflicts": ir.conflicts,
         "removed": ir.removed,
+        "cedar_target": target,
         "policies_emitted": [p for g in groups if g.entries for p in (g.path("policy.md"), g.path("cedar"))]
         + [g.path("interlinked.cedar") for g in groups if g.has_interlinked],
         "prose_emitted": [g.path("prose.md") for g in groups if g.has_prose],
@@ -93,6 +94,9 @@ def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict:
             "distilled_ask": counts["ask"],
             "distilled_advisory": counts["warn"],
             "policies_emitted": sum(len(g.entries) for g in groups),
+            "cedar_policies": sum(1 for g in groups for e in g.entries if isinstance(e.cedar, list)),
+            "interlinked_policies": sum(1 for g in groups for e in g.entries if e.interlinked),
+            "prose_entries": sum(len(g.prose) + len(g.principles) for g in groups),
             **dict(sorted(skip_counts.items())),
             "skipped": len(skipped),
             "conflicts": len(ir.conflicts),

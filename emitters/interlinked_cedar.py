@@ -11,9 +11,9 @@ from .cedar import render_group
 from .plan import plan
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
     return {
         g.path("interlinked.cedar"): render_group(g, target, ir.distilled_at, flavour="interlinked")
-        for g in plan(ir, target)
+        for g in groups or plan(ir, target)
         if g.has_interlinked
     }

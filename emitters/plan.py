@@ -86,17 +86,3 @@ def companions(group: Group, entry: Entry) -> dict:
     if group.has_prose:
         out["prose_md"] = f"{group.path('prose.md')}"
     return out
-
-
-def pass_counts(ir: PolicyIR, cedar_target: str = "sondera-v1") -> dict:
-    """How many items each pass received (the §15.8 summary)."""
-    groups = plan(ir, cedar_target)
-    entries = [e for g in groups for e in g.entries]
-    return {
-        "pass1": sum(1 for i in ir.imperatives if "pass1" in i.routes),
-        "pass2": len(entries),
-        "cedar": sum(1 for e in entries if isinstance(e.cedar, list)),
-        "interlinked": sum(1 for e in entries if e.interlinked),
-        "pass3": sum(len(g.prose) + len(g.principles) for g in groups),
-        "skipped": len(ir.skipped),
-    }

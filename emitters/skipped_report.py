@@ -38,7 +38,7 @@ def rewrite(item) -> str:
     return _REWRITES.get(item.marker_class, _REWRITES["skip-no-trigger"]).format(marker=md_code(item.marker))
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1") -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
     by_group: dict[str, list] = {}
     for item in ir.skipped:
         by_group.setdefault(item.group_id, []).append(item)
