@@ -10,6 +10,7 @@ distilled-rules.json.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .like import Unsupported, lower
 
@@ -89,8 +90,12 @@ def cedar_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _like_condition(attr: str, regex: str, flags: str, lowercase: bool) -> tuple[str, bool, list[str]]:
-    """`context.<attr> like ...` alternatives for one regex: (expression, exact, notes)."""
+@lru_cache(maxsize=4096)
+def _like_condition(attr: str, regex: str, flags: str, lowercase: bool) -> tuple[str, bool, tuple[str, ...]]:
+    """`context.<attr> like ...` alternatives for one regex: (expression, exact, notes).
+
+    Cached: rulebooks repeat the same patterns (lexicon entries, shared files).
+    """
     form = lower(regex, flags)
     parts = []
     for alt in form.alternatives:
@@ -104,7 +109,7 @@ def _like_condition(attr: str, regex: str, flags: str, lowercase: bool) -> tuple
     if lowercase and regex != regex.lower():
         exact = False
         notes.append("path_normalized is lower-case")
-    return " || ".join(parts), exact, notes
+    return " || ".join(parts), exact, tuple(notes)
 
 
 def _parse_condition(command: str) -> tuple[str, bool]:
@@ -243,7 +248,7 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
                 return Omitted(f"file scope has no like form: {exc}")
             condition = f"({condition}) && ({extra})"
             exact = False  # the harness tests file_scope case-insensitively, like is case-sensitive
-            notes += ["file scope matched case-sensitively", *scope_notes]
+            notes = [*notes, "file scope matched case-sensitively", *scope_notes]
         full = " && ".join([*scope_terms, f"({condition})" if scope_terms else condition])
         policies.append(Policy(imp.id, group, full, not exact, notes, escalate,
                                action_on_violation if target.extensions else "", extensions))
