@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import resources
 
 import jsonschema
+from referencing import Registry, Resource
 
 from .regexes import redos_reasons, syntax_problems
 
@@ -29,9 +30,27 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
+SCHEMAS = ("ir.schema.json", "distilled-rules.schema.json", "overrides.schema.json")
+
+
 @lru_cache(maxsize=None)
 def load_schema(name: str) -> dict:
     return json.loads(resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def validator(name: str) -> jsonschema.protocols.Validator:
+    """A validator for one of our schemas; references between them resolve locally, never online."""
+    registry = Registry().with_resources((load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMAS)
+    return jsonschema.Draft202012Validator(load_schema(name), registry=registry)
+
+
+def schema_error(name: str, instance) -> str:
+    """The most relevant schema violation of `instance`, or ''."""
+    error = jsonschema.exceptions.best_match(validator(name).iter_errors(instance))
+    if error is None:
+        return ""
+    return f"{'/'.join(map(str, error.absolute_path)) or 'top level'}: {error.message}"
 
 
 def normalise_ws(text: str) -> str:
@@ -100,7 +119,7 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
         if stats.get(key) != value:
             failures.append(("-", f"stats.{key} is {stats.get(key)}, the arrays hold {value}"))
     # 6. JSON schema; 7. size
-    for error in jsonschema.Draft202012Validator(load_schema("distilled-rules.schema.json")).iter_errors(doc):
+    for error in validator("distilled-rules.schema.json").iter_errors(doc):
         failures.append(("-", f"schema: {'/'.join(map(str, error.absolute_path))}: {error.message}"))
     size = len(json.dumps(doc, indent=2, ensure_ascii=False).encode())
     if size >= MAX_OUTPUT_BYTES:

@@ -52,6 +52,7 @@ class Imperative:
     context: dict = field(default_factory=dict)  # heading and lead line the rule inherits from
     applies_to_roles: list[str] = field(default_factory=list)
     sequence: dict | None = None  # "always X before Y": {"event", "regex", "requires"}
+    shadowed_by: str = ""  # the id of the rule that won a conflict against this one (§10)
 
 
 @dataclass(slots=True)
@@ -88,6 +89,7 @@ class PolicyIR:
     conflicts: list[dict] = field(default_factory=list)
     removed: list[dict] = field(default_factory=list)  # {"id", "reason"}: rules whose quote left their file
     dropped: list[dict] = field(default_factory=list)  # {"file", "reason"}: sources §2d skips silently
+    overrides: dict = field(default_factory=dict)  # the overrides file applied to this run (§9)
     errors: list[dict] = field(default_factory=list)  # {"file", "message"}
     warnings: list[str] = field(default_factory=list)
     ir_version: str = IR_VERSION
@@ -126,6 +128,7 @@ class PolicyIR:
             "conflicts": self.conflicts,
             "removed": self.removed,
             "dropped": self.dropped,
+            "overrides": self.overrides,
             "errors": self.errors,
             "warnings": self.warnings,
             "stats": self.stats(),
@@ -146,6 +149,7 @@ class PolicyIR:
             conflicts=list(data["conflicts"]),
             removed=list(data["removed"]),
             dropped=list(data["dropped"]),
+            overrides=dict(data["overrides"]),
             errors=list(data["errors"]),
             warnings=list(data.get("warnings", [])),
             ir_version=data["ir_version"],

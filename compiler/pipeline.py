@@ -8,7 +8,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .extract import Extractor
+from .conflicts import resolve as resolve_conflicts
 from .ids import assign_ids
+from .overrides import Overrides
 from .ir import PolicyIR, SourceIR
 from .regexes import redos_reasons, syntax_problems
 from .sources import Source, SourceError, read_source, skip_reason, source_from_bytes
@@ -62,9 +64,15 @@ def _vet(imperative) -> None:
             return
 
 
-def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None) -> PolicyIR:
-    """Extract every source; a source whose hash matches `previous` reuses its items (§3)."""
-    ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []))
+def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
+                    overrides: Overrides | None = None) -> PolicyIR:
+    """Extract every source; a source whose hash matches `previous` reuses its items (§3).
+
+    Sources of a group the overrides remove are left out before extraction (§9).
+    """
+    overrides = overrides or Overrides()
+    ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
+    sources = [s for s in sources if s.group_id not in overrides.removed_groups]
     reusable = _reusable(previous)
     for source in sorted(sources, key=lambda s: s.file):
         ir.warnings.extend(source.warnings)
@@ -95,7 +103,9 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.prose.extend(prose)
     for imperative in ir.imperatives:
         _vet(imperative)
+        imperative.shadowed_by = ""  # reused items are resolved afresh
     assign_ids(ir.imperatives)
+    resolve_conflicts(ir)
     if previous is not None:
         ir.removed = _removed(previous, ir)
     return ir

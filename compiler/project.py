@@ -8,9 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
-
-from .checks import load_schema
+from .checks import schema_error
 from .ir import PolicyIR
 from .output import FALLBACK_MESSAGE, find_root
 
@@ -77,10 +75,8 @@ def load_ir(path: Path, validate: bool = True) -> PolicyIR:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if validate:
-            error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(load_schema("ir.schema.json")).iter_errors(data))
-            if error is not None:
-                raise ValueError(f"not a policy IR: {error.message}")
+        if validate and (error := schema_error("ir.schema.json", data)):
+            raise ValueError(f"not a policy IR: {error}")
         return PolicyIR.from_json(data)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None

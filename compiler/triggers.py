@@ -240,6 +240,10 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     for entry in lex.prose:
         if not entry["when_re"].search(clause.scope_text):
             continue
+        if "command" in entry:  # built like a code span, so §10 can compare it
+            trigger = _build("command", [entry["command"]], clause, lex)
+            trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)
+            return trigger
         tool = entry["tool"]
         fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
         patterns = [{"field": f, "regex": entry["regex"], "flags": entry.get("flags", "")} for f in fields]

@@ -9,6 +9,7 @@ imperatives are Pass 1 rules.
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from ..compiler.overrides import Overrides
 from .plan import companions, plan
 
 CATEGORY = "distilled-from-md"
@@ -60,10 +61,11 @@ def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -
     labels = {s.group_id: s.group_label for s in ir.sources}
     groups = groups or plan(ir, target)
     sidecars = {e.imperative.id: companions(g, e) for g in groups for e in g.entries}
+    overrides = Overrides(**{k: v for k, v in ir.overrides.items() if k != "version"})
     rules = [
-        rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id))
+        overrides.apply(rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id)))
         for imp in ir.imperatives
-        if "pass1" in imp.routes
+        if "pass1" in imp.routes and not imp.shadowed_by
     ]
     skipped = [
         {"file": s.file, "lines": s.lines, "quote": s.quote, "reason": s.reason, "marker_class": s.marker_class}

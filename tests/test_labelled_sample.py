@@ -27,10 +27,18 @@ ROWS = {row["file"]: row for row in corpus_manifest()}
 
 
 @lru_cache(maxsize=None)
-def _rules(corpus_file: str, workdir: str) -> tuple[dict, ...]:
+def _doc(corpus_file: str, workdir: str) -> dict:
     project = Path(workdir) / corpus_file.split("__", 1)[0]
-    ir = compile_paths([lay_out(ROWS[corpus_file], project)], project)
-    return tuple(emit(ir)["rules"])
+    return emit(compile_paths([lay_out(ROWS[corpus_file], project)], project))
+
+
+def _rules_at(entry: dict, workdir: str) -> list[dict]:
+    """The rules from this line; a line merged into another rule (§10) counts through its winner."""
+    doc = _doc(entry["file"], workdir)
+    rules = [r for r in doc["rules"] if r["source"]["lines"][0] <= entry["line"] <= r["source"]["lines"][1]]
+    where = f"{ROWS[entry['file']]['path']}:{entry['line']}"
+    winners = {c["id"] for c in doc["conflicts"] if where in c["overridden_sources"]}
+    return rules + [r for r in doc["rules"] if r["id"] in winners]
 
 
 def _tool_input(entry: dict, value: str) -> dict:
@@ -43,7 +51,7 @@ def _tool_input(entry: dict, value: str) -> dict:
 
 
 def _problems(entry: dict, workdir: str) -> list[str]:
-    rules = [r for r in _rules(entry["file"], workdir) if r["source"]["lines"][0] <= entry["line"] <= r["source"]["lines"][1]]
+    rules = _rules_at(entry, workdir)
     if entry["expect"] == "none":
         return [f"unexpected Pass 1 rule {r['id']} ({r['action']})" for r in rules]
     problems = []

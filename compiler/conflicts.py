@@ -1,0 +1,100 @@
+"""Conflict resolution (spec §10): rules that collide, or that a broader rule covers.
+
+Two Pass 1 rules collide when their trigger, tools, patterns and scope are
+the same: they merge into the rule of the higher-precedence source, which
+takes the strictest action of the pair. A rule from a higher-precedence
+source that is strictly broader suppresses a narrower one (spec Example 8).
+"Broader" is decided soundly and only where it can be: between command rules
+whose commands are token prefixes of each other (both regexes built by
+`regexes.command_regex`), and between a command rule and a prose trigger
+that the lexicon declares `within` that command. Every other pair is compared
+by exact equality (interegular, the one regex-inclusion library, rejects the
+anchors, word boundaries and look-aheads every emitted regex uses).
+Scope-disjoint rules (different skills or file scopes) never conflict.
+Losers are not dropped: they stay in the IR with `shadowed_by`, and every
+merge is listed in `conflicts`.
+"""
+
+from __future__ import annotations
+
+from .ir import Imperative, PolicyIR
+from .triggers import load_lexicon
+
+STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
+
+
+def _key(imp: Imperative) -> tuple:
+    trigger = imp.trigger
+    patterns = tuple(sorted((p["field"], p["regex"], p.get("flags", "i"), bool(p.get("negate"))) for p in trigger["patterns"]))
+    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, tuple(sorted(imp.scope.items())))
+
+
+def _prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
+    """The command token prefixes a rule matches exactly; None when it is not that simple."""
+    trigger = imp.trigger
+    if trigger["kind"] == "command" and not any(p.get("negate") for p in trigger["patterns"]):
+        values = trigger.get("values", [])
+        if values and not any(c in v for v in values for c in "<>$…") and "..." not in " ".join(values):
+            return [tuple(v.split()) for v in values]
+    if trigger["kind"].startswith("prose:"):
+        entry = next((e for e in load_lexicon().prose if "prose:" + e["id"] == trigger["kind"]), None)
+        if entry and entry.get("within"):
+            return [tuple(entry["within"].split())]
+    return None
+
+
+def _broader(a: Imperative, b: Imperative) -> bool:
+    """Every call b fires on, a fires on too (and not the other way round)."""
+    if a.scope != b.scope or sorted(a.trigger["tool_match"]) != sorted(b.trigger["tool_match"]):
+        return False
+    if a.trigger["kind"] != "command":
+        return False
+    mine, theirs = _prefixes(a), _prefixes(b)
+    if mine is None or theirs is None:
+        return False
+    covered = all(any(len(p) <= len(q) and q[: len(p)] == p for p in mine) for q in theirs)
+    if b.trigger["kind"] != "command":  # a prose trigger `within` a command matches less than it
+        return covered
+    reverse = all(any(len(q) <= len(p) and p[: len(q)] == q for q in theirs) for p in mine)
+    return covered and not reverse
+
+
+def _where(imp: Imperative) -> str:
+    return f"{imp.file}:{imp.lines[0]}"
+
+
+def resolve(ir: PolicyIR) -> None:
+    """Merge colliding Pass 1 rules and suppress covered ones; fills `ir.conflicts`."""
+    precedence = {s.file: s.precedence for s in ir.sources}
+    rules = sorted((i for i in ir.imperatives if "pass1" in i.routes and i.trigger),
+                   key=lambda i: (precedence.get(i.file, 99), i.file, i.lines[0]))
+    groups: dict[tuple, list[Imperative]] = {}
+    for imp in rules:
+        groups.setdefault(_key(imp), []).append(imp)
+    winners = []
+    for members in groups.values():
+        winner, losers = members[0], members[1:]
+        winners.append(winner)
+        if losers:
+            _merge(ir, winner, losers, "same trigger")
+    for i, broad in enumerate(winners):
+        covered = [n for n in winners[i + 1 :] if not n.shadowed_by and _broader(broad, n)
+                   and precedence.get(broad.file, 99) < precedence.get(n.file, 99)]
+        if covered and not broad.shadowed_by:
+            _merge(ir, broad, covered, "strictly broader rule")
+
+
+def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:
+    strictest = max([winner, *losers], key=lambda i: STRICTNESS.get(i.action, 0))
+    if STRICTNESS.get(strictest.action, 0) > STRICTNESS.get(winner.action, 0):
+        winner.reasons.append(f"action {winner.action} -> {strictest.action}: the strictest of a conflict (§10)")
+        winner.action, winner.severity = strictest.action, strictest.severity
+    for loser in losers:
+        loser.shadowed_by = winner.id
+        loser.reasons.append(f"shadowed by {winner.id} ({why}, §10)")
+    ir.conflicts.append({
+        "id": winner.id,
+        "winning_source": _where(winner),
+        "overridden_sources": [_where(i) for i in losers],
+        "resolution": f"{winner.file} > {', '.join(sorted({i.file for i in losers}))} per precedence stack ({why})",
+    })
