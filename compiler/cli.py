@@ -3,6 +3,9 @@
     policyc compile [TARGETS...] [--review] [--cedar-target T] [--root DIR] [--out DIR] [--format text|json]
     policyc render IR.json --out DIR [--cedar-target T] [--format text|json]
     policyc accept [--root DIR] [--out DIR] [--format text|json]
+    policyc list [GROUP] | show ID | remove ID | remove --source GROUP | disable ID | enable ID
+            | modify ID [--action A] [--severity S] [--note N] | add --source GROUP | reset ID
+      (each with --root, --out and --format text|json)
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read,
 2 usage error.
@@ -20,7 +23,9 @@ from ..emitters import artifacts
 from ..emitters.cedar_lowering import TARGETS
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
-from .output import write_atomic
+from . import lifecycle
+from . import overrides as overrides_file
+from .output import LockError, locked, write_atomic
 from .pipeline import compile_sources, distiller_name, load_sources, merge_previous
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
@@ -38,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
         p.add_argument("--out", required=out_required, help="output folder (default: <root>/.interlinked/, else the working directory)")
         p.add_argument("--format", choices=("text", "json"), default="text")
+        return p
 
     comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
     comp.add_argument("targets", nargs="*", help="files, folders, globs, owner/repo[/path] or https URLs (default: discover)")
@@ -51,6 +57,24 @@ def _parser() -> argparse.ArgumentParser:
     acc = sub.add_parser("accept", help="validate distilled-rules.review.json and promote it to distilled-rules.json")
     acc.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
     common(acc)
+    common(sub.add_parser("list", help="rules per source group, or one group's rules")).add_argument("group", nargs="?")
+    common(sub.add_parser("show", help="one rule's JSON with its source context")).add_argument("id")
+    rem = sub.add_parser("remove", help="remove a rule, or every rule of a source group (--source)")
+    rem.add_argument("id", nargs="?")
+    rem.add_argument("--source", help="a group id, e.g. gh:owner/repo/path")
+    common(rem)
+    for verb, text in (("disable", "keep a rule on disk but do not enforce it"), ("enable", "enforce a disabled rule again"),
+                       ("reset", "clear every override of a rule")):
+        common(sub.add_parser(verb, help=text)).add_argument("id")
+    mod = sub.add_parser("modify", help="change a rule's action or severity")
+    mod.add_argument("id")
+    mod.add_argument("--action", choices=overrides_file.ACTIONS)
+    mod.add_argument("--severity", choices=overrides_file.SEVERITIES)
+    mod.add_argument("--note")
+    common(mod)
+    add = sub.add_parser("add", help="restore a removed source group")
+    add.add_argument("--source", required=True)
+    common(add)
     return parser
 
 
@@ -102,14 +126,15 @@ def _previous(project: Project) -> PolicyIR | None:
         return None
 
 
-def _up_to_date(project: Project, previous: PolicyIR, sources, target: str) -> bool:
-    """Nothing to do: the same sources, the same compiler, the same Cedar target, and the rules on disk."""
+def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, overrides) -> bool:
+    """Nothing to do: the same sources, compiler, Cedar target and overrides, and the rules on disk."""
     try:
         written = json.loads(project.rules().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return (
         previous.distiller == distiller_name()
+        and previous.overrides == overrides.to_json()
         and written.get("cedar_target") == target
         and {(s.file, s.sha256) for s in sources} == {(s.file, s.sha256) for s in previous.sources}
         and all((project.out / path).is_file() for path in written.get("policies_emitted", []))
@@ -118,7 +143,11 @@ def _up_to_date(project: Project, previous: PolicyIR, sources, target: str) -> b
 
 def _compile(args, fetcher=fetch_https) -> int:
     project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
-    targets = expand(args.targets, project.root, fetcher) if args.targets else discover(project.root, project.home)
+    overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
+    if args.targets:
+        targets = expand(args.targets, project.root, fetcher, overrides.removed_groups)
+    else:
+        targets = discover(project.root, project.home)
     for problem in targets.errors:
         stderr(f"error: {problem}")
     if targets.errors and not (targets.paths or targets.remotes):
@@ -132,17 +161,18 @@ def _compile(args, fetcher=fetch_https) -> int:
     sources, errors, dropped = load_sources(targets, project.root, project.home)
     if args.targets and previous is not None:
         sources = merge_previous(previous, sources)
-    if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target):
+    if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
         doc = json.loads(project.rules().read_text(encoding="utf-8"))
         stderr("up to date: no source changed since the last run; nothing written")
         return _report(previous, doc, project.rules(), ([], True), args)
-    ir = compile_sources(sources, errors + [{"file": "-", "message": e} for e in targets.errors], previous)
+    ir = compile_sources(sources, errors + [{"file": "-", "message": e} for e in targets.errors], previous, overrides)
     ir.dropped = dropped
     for error in ir.errors:
         stderr(f"error: {error['message']}")
     for warning in ir.warnings:
         stderr(f"warning: {warning}")
-    doc, failures, written = write_artifacts(ir, project, args.cedar_target, review)
+    with locked(project.out):
+        doc, failures, written = write_artifacts(ir, project, args.cedar_target, review)
     if project.fallback and args.format == "text" and written:
         stderr(project.fallback_note())
     return _report(ir, doc, project.rules(review), (failures, written), args, review)
@@ -154,7 +184,8 @@ def _render(args) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     project = Project(Path.cwd(), Path(args.out).resolve(), False)
-    doc, failures, written = write_artifacts(ir, project, args.cedar_target)
+    with locked(project.out):
+        doc, failures, written = write_artifacts(ir, project, args.cedar_target)
     return _report(ir, doc, project.rules(), (failures, written), args)
 
 
@@ -176,20 +207,55 @@ def _accept(args) -> int:
             stderr(f"self-check failed: {failure}")
         stderr(f"{review_rules.name} not promoted; {project.rules().name} is unchanged")
         return 1
-    _, failures, _ = write_artifacts(ir, project, args.cedar_target)
-    write_atomic(project.rules(), review_rules.read_text(encoding="utf-8"))  # the reviewed file, as reviewed
-    review_rules.unlink()
-    review_ir.unlink()
+    with locked(project.out):
+        _, failures, _ = write_artifacts(ir, project, args.cedar_target)
+        write_atomic(project.rules(), review_rules.read_text(encoding="utf-8"))  # the reviewed file, as reviewed
+        review_rules.unlink()
+        review_ir.unlink()
     return _report(ir, doc, project.rules(), (failures, True), args)
+
+
+def _lifecycle(args) -> int:
+    state = lifecycle.load_state(open_project(args.root, args.out, warn=lambda m: None))
+    verb = args.command
+    if verb in ("list", "show"):
+        if verb == "show":
+            data, text = lifecycle.show(state, args.id), lifecycle.render_show
+        elif args.group:
+            data, text = lifecycle.list_group(state, args.group), lifecycle.render_group
+        else:
+            data, text = lifecycle.list_groups(state), lifecycle.render_groups
+        print(json.dumps(data, indent=2, ensure_ascii=False) if args.format == "json" else text(data), end="\n" if args.format == "json" else "")
+        return 0
+    if verb == "remove" and bool(args.id) == bool(args.source):
+        raise UsageError("remove takes a rule id or --source GROUP")
+    actions = {
+        "remove": lambda: lifecycle.remove_group(state, args.source) if args.source else lifecycle.remove_rule(state, args.id),
+        "add": lambda: lifecycle.add_group(state, args.source),
+        "disable": lambda: lifecycle.disable(state, args.id),
+        "enable": lambda: lifecycle.enable(state, args.id),
+        "reset": lambda: lifecycle.reset(state, args.id),
+        "modify": lambda: lifecycle.modify(state, args.id, args.action, args.severity, args.note),
+    }
+    message = actions[verb]()
+    if args.format == "json":
+        print(json.dumps({"ok": True, "message": message, "overrides": state.overrides.to_json()}, indent=2))
+    else:
+        print(message)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    commands = {"compile": _compile, "render": _render, "accept": _accept}
     try:
-        return {"compile": _compile, "render": _render, "accept": _accept}[args.command](args)
-    except UsageError as exc:
+        return commands.get(args.command, _lifecycle)(args)
+    except (UsageError, LockError) as exc:
         stderr(f"error: {exc}")
         return 2
+    except overrides_file.OverridesError as exc:
+        stderr(f"error: {exc}")
+        return 1
 
 
 if __name__ == "__main__":

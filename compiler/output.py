@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 # The user's hand-curated harness rules (and any *.local.cedar, the user's Cedar
@@ -42,3 +45,35 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class LockError(Exception):
+    """Another policyc process holds the output folder."""
+
+
+@contextmanager
+def locked(folder: Path, wait_seconds: float | None = None):
+    """Hold `<folder>/.policyc.lock` while writing; a second process waits, then fails with a message.
+
+    The wait is POLICYC_LOCK_TIMEOUT seconds (default 10). Holding the lock,
+    temporary files a killed run left behind are removed.
+    """
+    if wait_seconds is None:
+        wait_seconds = float(os.environ.get("POLICYC_LOCK_TIMEOUT", "10"))
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / ".policyc.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise LockError(f"another policyc run is writing {folder}; try again when it ends") from None
+                time.sleep(0.05)
+        for leftover in [*folder.glob(".*.tmp"), *folder.glob("policies/.*.tmp")]:
+            leftover.unlink(missing_ok=True)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock

@@ -95,6 +95,11 @@ def _candidates(target: str) -> list[tuple[str, str]]:
     return [(base + p, group) for p in paths]
 
 
+def group_of(target: str) -> str:
+    """The group id a remote target will have, known before anything is fetched."""
+    return _candidates(target)[0][1]
+
+
 def resolve(target: str, fetcher: Fetcher = fetch_https) -> Remote:
     """Fetch a remote target, trying the §1 resolution order; refused hosts never connect."""
     candidates = _candidates(target)

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .remote import Fetcher, Remote, RemoteError, fetch_https, is_remote, looks_like_shorthand, resolve
+from .remote import Fetcher, Remote, RemoteError, fetch_https, group_of, is_remote, looks_like_shorthand, resolve
 from .sources import load_conventions
 
 WALKED_SUFFIXES = (".md", ".mdc", ".prompt")
@@ -68,13 +68,19 @@ def _progress(count: int) -> None:
         print(f"policyc: found {count} rule files", file=sys.stderr)
 
 
-def expand(targets: list[str], root: Path, fetcher: Fetcher = fetch_https) -> Targets:
-    """Resolve command-line targets in order; each problem becomes one error line."""
+def expand(targets: list[str], root: Path, fetcher: Fetcher = fetch_https, removed_groups=()) -> Targets:
+    """Resolve command-line targets in order; each problem becomes one error line.
+
+    A remote target of a group the user removed is never fetched (§9).
+    """
     out = Targets()
     for target in targets:
         local = Path(target) if Path(target).is_absolute() else Path.cwd() / target
         if is_remote(target) or (not local.exists() and not _has_glob(target) and looks_like_shorthand(target)):
             try:
+                if group_of(target) in removed_groups:
+                    out.errors.append(f"{target}: group {group_of(target)} was removed (overrides file); not fetched")
+                    continue
                 out.remotes.append(resolve(target, fetcher))
             except RemoteError as exc:
                 out.errors.append(str(exc))

@@ -1,0 +1,251 @@
+"""The lifecycle verbs (spec §14): list, show, remove, disable, enable, modify, add, reset.
+
+They read distilled-rules.json, policy.ir.json and the overrides file, and
+write only the overrides file (atomically, under the output folder's lock);
+the harness applies the overrides on load and the next compile bakes them in.
+Unknown ids and groups are usage errors that name the closest existing ones.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+
+from . import overrides as overrides_file
+from .ir import PolicyIR
+from .output import locked
+from .project import Project, UsageError, load_ir
+
+_ICONS = {"block": "✗", "ask": "?", "warn": "⚠", "soft_block": "✗", "rewrite": "↻"}
+
+
+@dataclass(slots=True)
+class State:
+    project: Project
+    doc: dict
+    ir: PolicyIR | None
+    overrides: overrides_file.Overrides
+
+    @property
+    def groups(self) -> list[str]:
+        found = {r["source"]["group_id"] for r in self.doc["rules"]}
+        if self.ir is not None:
+            found |= {s.group_id for s in self.ir.sources}
+        return sorted(found)
+
+    def rule(self, rule_id: str) -> dict:
+        for rule in self.doc["rules"]:
+            if rule["id"] == rule_id:
+                return rule
+        known = [r["id"] for r in self.doc["rules"]] + ([i.id for i in self.ir.imperatives] if self.ir else [])
+        raise UsageError(f"unknown rule id {rule_id!r}{_closest(rule_id, known)}")
+
+    def group(self, group_id: str, allow_removed: bool = False) -> str:
+        if group_id in self.groups or (allow_removed and group_id in self.overrides.removed_groups):
+            return group_id
+        raise UsageError(f"unknown group {group_id!r}{_closest(group_id, self.groups + self.overrides.removed_groups)}")
+
+    def reason(self, imp) -> str:
+        """Why a Pass 1 rule is inactive: a stable code, or '' (dsh-rules style)."""
+        if imp.shadowed_by:
+            return "shadowed"
+        state = self.overrides.state(imp.id, imp.group_id)
+        if state:
+            return state
+        return "dormant-scope" if "skill" in imp.scope else ""
+
+
+def _where(file: str, lines: list[int]) -> str:
+    return f"{file}:{lines[0]}" if lines[0] == lines[1] else f"{file}:{lines[0]}-{lines[1]}"
+
+
+def _closest(name: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.5)
+    return f"; closest: {', '.join(close)}" if close else ""
+
+
+def load_state(project: Project) -> State:
+    try:
+        doc = json.loads(project.rules().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"no distilled rules in {project.out}; run `policyc compile` first") from None
+    except ValueError as exc:
+        raise UsageError(f"{project.rules()}: {exc}") from None
+    try:
+        ir = load_ir(project.ir(), validate=False) if project.ir().is_file() else None
+    except ValueError:
+        ir = None
+    return State(project, doc, ir, overrides_file.load(project.overrides))
+
+
+# --- reading verbs ---
+
+def list_groups(state: State) -> dict:
+    rows = []
+    for group in state.groups:
+        rules = [state.overrides.apply(r) for r in state.doc["rules"] if r["source"]["group_id"] == group]
+        live = [r for r in rules if r.get("enabled", True)]
+        rows.append({
+            "group_id": group,
+            "rules": len(rules),
+            "block": sum(1 for r in live if r["action"] == "block"),
+            "ask": sum(1 for r in live if r["action"] == "ask"),
+            "advisory": sum(1 for r in live if r["action"] == "warn"),
+            "disabled": len(rules) - len(live),
+        })
+    removed = [{"group_id": g, "rules_suppressed": sum(1 for r in state.doc["rules"] if r["source"]["group_id"] == g)}
+               for g in state.overrides.removed_groups]
+    return {"groups": rows, "removed_groups": removed}
+
+
+def list_group(state: State, group_id: str) -> dict:
+    state.group(group_id, allow_removed=True)
+    doc_rules = {r["id"]: state.overrides.apply(r) for r in state.doc["rules"]}
+    entries = []
+    imperatives = [i for i in (state.ir.imperatives if state.ir else []) if i.group_id == group_id and "pass1" in i.routes]
+    for imp in imperatives:
+        rule = doc_rules.get(imp.id)
+        entries.append({
+            "id": imp.id,
+            "action": rule["action"] if rule else imp.action,
+            "severity": rule["severity"] if rule else imp.severity,
+            "source": _where(imp.file, imp.lines),
+            "quote": imp.quote,
+            "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.trigger['tool_match'])}], "
+                       f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.trigger['patterns'])}]",
+            "lexical": f"{imp.marker} → {imp.marker_class}",
+            "inactive": state.reason(imp),
+            "shadowed_by": imp.shadowed_by,
+        })
+    if state.ir is None:  # no IR: what the rules file alone says
+        entries = [{"id": r["id"], "action": r["action"], "severity": r["severity"],
+                    "source": _where(r["source"]["file"], r["source"]["lines"]),
+                    "quote": r["source"]["quote"], "trigger": "", "lexical": r["source"]["lexical_marker"],
+                    "inactive": state.overrides.state(r["id"], group_id), "shadowed_by": ""}
+                   for r in doc_rules.values() if r["source"]["group_id"] == group_id]
+    return {"group_id": group_id, "rules": entries}
+
+
+def show(state: State, rule_id: str) -> dict:
+    rule = state.rule(rule_id)
+    context = []
+    source = next((s for s in state.ir.sources if s.file == rule["source"]["file"]), None) if state.ir else None
+    if source is not None:
+        lines = source.text.split("\n")
+        first, last = rule["source"]["lines"]
+        for number in range(max(1, first - 3), min(len(lines), last + 3) + 1):
+            context.append({"line": number, "text": lines[number - 1], "quoted": first <= number <= last})
+    return {"rule": rule, "effective": state.overrides.apply(rule), "context": context}
+
+
+# --- writing verbs: each returns the message it prints ---
+
+def _save(state: State, message: str) -> str:
+    with locked(state.project.out):
+        overrides_file.save(state.project.overrides, state.overrides)
+    return message
+
+
+def _add(items: list[str], value: str) -> None:
+    if value not in items:
+        items.append(value)
+
+
+def remove_rule(state: State, rule_id: str) -> str:
+    state.rule(rule_id)
+    _add(state.overrides.removed_rule_ids, rule_id)
+    return _save(state, f"Removed {rule_id}. Run `policyc reset {rule_id}` to undo.")
+
+
+def remove_group(state: State, group_id: str) -> str:
+    state.group(group_id)
+    _add(state.overrides.removed_groups, group_id)
+    count = sum(1 for r in state.doc["rules"] if r["source"]["group_id"] == group_id)
+    return _save(state, f"Removed group {group_id} ({count} rules suppressed). Run `policyc add --source {group_id}` to undo.")
+
+
+def add_group(state: State, group_id: str) -> str:
+    state.group(group_id, allow_removed=True)
+    if group_id in state.overrides.removed_groups:
+        state.overrides.removed_groups.remove(group_id)
+    return _save(state, f"Group restored. Run `policyc compile` to re-distill and pull rules from {group_id}.")
+
+
+def disable(state: State, rule_id: str) -> str:
+    state.rule(rule_id)
+    _add(state.overrides.disabled_rule_ids, rule_id)
+    return _save(state, f"Disabled {rule_id}: it stays in distilled-rules.json and loads with enabled: false.")
+
+
+def enable(state: State, rule_id: str) -> str:
+    state.rule(rule_id)
+    if rule_id in state.overrides.disabled_rule_ids:
+        state.overrides.disabled_rule_ids.remove(rule_id)
+    state.overrides.modifications.get(rule_id, {}).pop("enabled", None)
+    return _save(state, f"Enabled {rule_id}.")
+
+
+def modify(state: State, rule_id: str, action: str | None, severity: str | None, note: str | None) -> str:
+    state.rule(rule_id)
+    if not (action or severity or note):
+        raise UsageError("modify needs --action, --severity or --note")
+    change = state.overrides.modifications.setdefault(rule_id, {})
+    change.update({k: v for k, v in (("action", action), ("severity", severity), ("note", note)) if v})
+    change.setdefault("note", "modified with policyc modify")
+    return _save(state, f"Modified {rule_id}: " + ", ".join(f"{k}={v}" for k, v in change.items()))
+
+
+def reset(state: State, rule_id: str) -> str:
+    state.rule(rule_id)
+    for items in (state.overrides.removed_rule_ids, state.overrides.disabled_rule_ids):
+        if rule_id in items:
+            items.remove(rule_id)
+    state.overrides.modifications.pop(rule_id, None)
+    return _save(state, f"Cleared every override of {rule_id}.")
+
+
+# --- text rendering ---
+
+def render_groups(data: dict) -> str:
+    header = ("Source", "Rules", "Block", "Ask", "Advisory", "Disabled")
+    rows = [(g["group_id"], g["rules"], g["block"], g["ask"], g["advisory"], g["disabled"]) for g in data["groups"]]
+    total = ("Total", *[sum(r[i] for r in rows) for i in range(1, 6)])
+    width = max([len(header[0]), len(total[0]), *[len(r[0]) for r in rows]])
+    widths = [width, 5, 5, 4, 8, 8]
+    rule = "  ".join("─" * w for w in widths)
+
+    def line(cells) -> str:
+        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [line(header), rule, *[line(r) for r in rows], rule, line(total)]
+    if data["removed_groups"]:
+        removed = ", ".join(f"{g['group_id']} ({g['rules_suppressed']} rules suppressed)" for g in data["removed_groups"])
+        out += ["", f"Removed groups: {removed}"]
+    out += ["", "Run `policyc list <group_id>` to drill in.", "Run `policyc remove --source <group_id>` to bulk-remove from a source."]
+    return "\n".join(out) + "\n"
+
+
+def render_group(data: dict) -> str:
+    out = [f"Source: {data['group_id']}"]
+    width = max([len(r["id"]) for r in data["rules"]] or [0])
+    for r in data["rules"]:
+        status = f"  [{r['inactive']}" + (f" by {r['shadowed_by']}" if r["shadowed_by"] else "") + "]" if r["inactive"] else ""
+        out += [
+            "",
+            f"  {_ICONS.get(r['action'], '·')} {r['id']:<{width}}  {r['action']:<6} {r['severity']}{status}",
+            f"      Source : {r['source']}",
+            f"      Quote  : \"{r['quote']}\"",
+        ]
+        if r["trigger"]:
+            out.append(f"      Rule   : {r['trigger']}")
+        out.append(f"      Lexical: {r['lexical']}")
+    return "\n".join(out) + "\n"
+
+
+def render_show(data: dict) -> str:
+    out = [json.dumps(data["effective"], indent=2, ensure_ascii=False), ""]
+    width = len(str(data["context"][-1]["line"])) if data["context"] else 1
+    for row in data["context"]:
+        out.append(f"{'>' if row['quoted'] else ' '} {row['line']:>{width}} | {row['text']}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,230 @@
+"""Lifecycle: overrides (§9), conflicts (§10), the verbs (§14), locking and crash safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from policyc.compiler.checks import schema_error
+from policyc.compiler.cli import main
+from policyc.compiler.output import locked
+
+from conftest import corpus_manifest, lay_out
+
+RULES = {
+    "AGENTS.override.md": "Never run `terraform destroy`.\n",
+    "AGENTS.md": "- Never run `rm -rf /`.\n- Do not run `terraform destroy`.\n- Never push to main.\n",
+    ".claude/skills/a/SKILL.md": "---\nname: alpha\n---\nNever run `make deploy`.\n",
+    ".claude/skills/b/SKILL.md": "---\nname: beta\n---\nNever run `make deploy`.\n",
+}
+
+
+def _project(tmp_path, files=RULES):
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".interlinked").mkdir()
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _doc(root) -> dict:
+    return json.loads((root / ".interlinked" / "distilled-rules.json").read_text())
+
+
+def _run(root, *argv, capsys=None):
+    code = main([*argv, "--root", str(root)])
+    return code, (capsys.readouterr() if capsys else None)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = _project(tmp_path)
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    return root
+
+
+# --- conflicts (§10) ---
+
+def test_strictest_action_wins_and_the_loser_is_listed(project):
+    doc = _doc(project)
+    rules = {r["id"]: r for r in doc["rules"]}
+    winner = rules["enforce-local-agents-override-md-no-terraform-destroy"]
+    assert winner["action"] == "block"
+    assert "enforce-local-agents-md-no-terraform-destroy" not in rules
+    conflict = next(c for c in doc["conflicts"] if c["id"] == winner["id"])
+    assert conflict["winning_source"] == "AGENTS.override.md:1"
+    assert conflict["overridden_sources"] == ["AGENTS.md:2"]
+
+
+def test_scope_disjoint_skills_do_not_conflict(project):
+    ids = {r["id"] for r in _doc(project)["rules"]}
+    assert {"enforce-skill-alpha-no-make-deploy", "enforce-skill-beta-no-make-deploy"} <= ids
+
+
+def test_stricter_loser_raises_the_winner(tmp_path, monkeypatch):
+    root = _project(tmp_path, {"AGENTS.override.md": "Avoid `git stash drop`.\n", "AGENTS.md": "Never run `git stash drop`.\n"})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    (rule,) = _doc(root)["rules"]
+    assert rule["source"]["file"] == "AGENTS.override.md" and rule["action"] == "block"
+
+
+# --- overrides (§9) ---
+
+def test_removed_and_disabled_rules_stay_with_enabled_false(project):
+    assert main(["remove", "enforce-local-agents-md-no-rm-rf"]) == 0
+    assert main(["disable", "enforce-local-agents-md-no-push-main"]) == 0
+    (project / "AGENTS.md").write_text(RULES["AGENTS.md"] + "- Never run `git clean -fdx`.\n")
+    assert main(["compile"]) == 0
+    rules = {r["id"]: r for r in _doc(project)["rules"]}
+    assert rules["enforce-local-agents-md-no-rm-rf"]["enabled"] is False and rules["enforce-local-agents-md-no-rm-rf"]["note"]
+    assert rules["enforce-local-agents-md-no-push-main"]["enabled"] is False
+    assert rules["enforce-local-agents-md-no-git-clean-fdx"]["enabled"] is True
+
+
+def test_modification_survives_redistillation(project):
+    assert main(["modify", "enforce-local-agents-md-no-rm-rf", "--action", "ask", "--severity", "medium", "--note", "noisy"]) == 0
+    (project / "AGENTS.md").write_text(RULES["AGENTS.md"] + "- Never run `git clean -fdx`.\n")
+    assert main(["compile"]) == 0
+    assert main(["compile", "AGENTS.md"]) == 0  # subset runs keep it too
+    rule = next(r for r in _doc(project)["rules"] if r["id"] == "enforce-local-agents-md-no-rm-rf")
+    assert (rule["action"], rule["severity"], rule["user_modified"], rule["note"]) == ("ask", "medium", True, "noisy")
+    assert main(["reset", "enforce-local-agents-md-no-rm-rf"]) == 0
+    assert main(["compile"]) == 0
+    rule = next(r for r in _doc(project)["rules"] if r["id"] == "enforce-local-agents-md-no-rm-rf")
+    assert rule["action"] == "block" and "user_modified" not in rule
+
+
+def test_removed_group_is_never_read_or_fetched(project):
+    from policyc.compiler import cli
+
+    assert main(["remove", "--source", "skill:alpha"]) == 0
+    assert main(["compile"]) == 0
+    assert not any(r["source"]["group_id"] == "skill:alpha" for r in _doc(project)["rules"])
+    overrides = project / ".interlinked" / "distilled-rules.overrides.json"
+    data = json.loads(overrides.read_text())
+    data["removed_groups"].append("gh:evil/skills/qa")
+    overrides.write_text(json.dumps(data))
+    args = cli._parser().parse_args(["compile", "gh:evil/skills/qa"])
+    assert cli._compile(args, fetcher=lambda url: pytest.fail(f"fetched {url} of a removed group")) == 2
+    assert main(["add", "--source", "skill:alpha"]) == 0
+    assert main(["compile"]) == 0
+    assert any(r["source"]["group_id"] == "skill:alpha" for r in _doc(project)["rules"])
+
+
+def test_malformed_overrides_stop_the_run_and_are_kept(project, capsys):
+    overrides = project / ".interlinked" / "distilled-rules.overrides.json"
+    overrides.write_text('{"removed_rule_ids": "not a list"}')
+    before = (project / ".interlinked" / "distilled-rules.json").read_bytes()
+    assert main(["compile"]) == 1
+    assert "invalid overrides file" in capsys.readouterr().err
+    assert overrides.read_text() == '{"removed_rule_ids": "not a list"}'
+    assert (project / ".interlinked" / "distilled-rules.json").read_bytes() == before
+
+
+# --- verbs (§14) ---
+
+def test_unknown_ids_and_groups_name_the_closest(project, capsys):
+    assert main(["disable", "enforce-local-agents-md-no-rm-r"]) == 2
+    assert "closest: enforce-local-agents-md-no-rm-rf" in capsys.readouterr().err
+    assert main(["list", "local:AGENT.md"]) == 2
+    assert "closest: local:AGENTS.md" in capsys.readouterr().err
+
+
+def _normalise(text: str, root: Path) -> str:
+    return text.replace(str(root), "<root>")
+
+
+@pytest.mark.parametrize("argv", [
+    ["list"], ["list", "--format", "json"], ["list", "local:AGENTS.md"], ["list", "skill:alpha", "--format", "json"],
+    ["show", "enforce-local-agents-md-no-rm-rf"], ["show", "enforce-local-agents-md-no-rm-rf", "--format", "json"],
+    ["disable", "enforce-local-agents-md-no-rm-rf", "--format", "json"], ["remove", "--source", "skill:beta"],
+    ["modify", "enforce-local-agents-md-no-push-main", "--severity", "low"],
+], ids=lambda a: "-".join(a).replace("--", ""))
+def test_verb_output(project, argv, capsys, snapshot):
+    snapshot.snapshot_dir = Path(__file__).parent / "snapshots" / "verbs"
+    capsys.readouterr()
+    assert main(argv) == 0
+    after = capsys.readouterr().out
+    if argv[0] in ("disable", "remove", "modify"):  # the state the verb leaves behind, too
+        assert main(["list", "--format", "json"]) == 0
+        after += capsys.readouterr().out
+    snapshot.assert_match(_normalise(after, project), "-".join(argv).replace("--", "").replace(":", "_") + ".txt")
+
+
+def test_inactive_reasons(project, capsys):
+    assert main(["disable", "enforce-local-agents-md-no-rm-rf"]) == 0
+    capsys.readouterr()
+    assert main(["list", "local:AGENTS.md", "--format", "json"]) == 0
+    reasons = {r["id"]: r["inactive"] for r in json.loads(capsys.readouterr().out)["rules"]}
+    assert reasons["enforce-local-agents-md-no-rm-rf"] == "disabled"
+    assert reasons["enforce-local-agents-md-no-terraform-destroy"] == "shadowed"
+    assert main(["list", "skill:alpha", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rules"][0]["inactive"] == "dormant-scope"
+
+
+# --- no data lost ---
+
+def test_a_second_writer_fails_fast(project, monkeypatch, capsys):
+    monkeypatch.setenv("POLICYC_LOCK_TIMEOUT", "0.2")
+    with locked(project / ".interlinked"):
+        assert subprocess.run([sys.executable, "-m", "policyc.compiler.cli", "disable", "enforce-local-agents-md-no-rm-rf"],
+                              cwd=project, capture_output=True, text=True, env={**os.environ}).returncode == 2
+    assert main(["disable", "enforce-local-agents-md-no-rm-rf"]) == 0
+
+
+def _valid(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    if path.name == "distilled-rules.json" or path.name == "distilled-rules.review.json":
+        return schema_error("distilled-rules.schema.json", json.loads(text)) == ""
+    if path.name.endswith(".ir.json"):
+        return schema_error("ir.schema.json", json.loads(text)) == ""
+    if path.suffix == ".json":
+        json.loads(text)
+    return text.endswith("\n")
+
+
+def test_sigkill_at_random_points_never_leaves_a_broken_file(tmp_path):
+    """200 compile and lifecycle runs, each SIGKILLed at a random moment (spec: no data lost)."""
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".interlinked").mkdir()
+    rows = {r["file"]: r for r in corpus_manifest()}
+    for name in ("010__apache__airflow__AGENTS.md", "006__microsoft__vscode__.github__copilot-instructions.md"):
+        lay_out(rows[name], root)
+    guard = root / ".interlinked" / "guard-rules.json"
+    guard.write_text('{"rules": []}\n')
+    command = [sys.executable, "-m", "policyc.compiler.cli"]
+    assert subprocess.run([*command, "compile"], cwd=root, capture_output=True).returncode == 0
+    rule_id = json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["rules"][0]["id"]
+    verbs = [["compile"], ["compile", "--cedar-target", "sondera-v2"], ["compile", "--review"], ["accept"],
+             ["disable", rule_id], ["enable", rule_id], ["modify", rule_id, "--action", "ask"], ["reset", rule_id]]
+    rng = random.Random(20261130)
+    seen: dict[Path, set[bytes]] = {}
+    for _ in range(200):
+        before = {p: p.read_bytes() for p in (root / ".interlinked").rglob("*") if p.is_file() and not p.name.endswith(".tmp")}
+        process = subprocess.Popen([*command, *rng.choice(verbs)], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   env={**os.environ, "SOURCE_DATE_EPOCH": "1767225600", "POLICYC_LOCK_TIMEOUT": "5"})
+        time.sleep(rng.uniform(0, 0.8))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        for path in (root / ".interlinked").rglob("*"):
+            if not path.is_file() or path.name.endswith(".tmp") or path.name == ".policyc.lock":
+                continue
+            data = path.read_bytes()
+            if data != before.get(path):  # a new version: it must be whole
+                assert _valid(path), path
+            seen.setdefault(path, set()).add(data)
+    assert guard.read_text() == '{"rules": []}\n'
+    assert len(seen[root / ".interlinked" / "distilled-rules.json"]) >= 2  # runs did complete, too
