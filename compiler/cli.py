@@ -7,8 +7,12 @@
             | modify ID [--action A] [--severity S] [--note N] | add --source GROUP | reset ID
       (each with --root, --out and --format text|json)
 
-Exit codes: 0 success, 1 a self-check failed or a source could not be read,
-2 usage error.
+    policyc check EVENTS.jsonl [--gate|--audit] [--cedar] [--root DIR] [--out DIR] [--format text|json]
+    policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown]
+
+Exit codes: 0 success, 1 a self-check failed or a source could not be read
+(diff: differences with --exit-code, weakening with --fail-on weaken),
+2 usage error, 3 check: an event was blocked.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ from ..emitters import artifacts
 from ..emitters.cedar_lowering import TARGETS
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
-from . import lifecycle
+from . import check, lifecycle
+from . import diff as diffs
 from . import overrides as overrides_file
-from .output import LockError, locked, write_atomic
+from .output import LockError, find_root, locked, write_atomic
 from .pipeline import compile_sources, distiller_name, load_sources, merge_previous
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
@@ -75,6 +80,20 @@ def _parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", help="restore a removed source group")
     add.add_argument("--source", required=True)
     common(add)
+    chk = sub.add_parser("check", help="evaluate hook events (JSONL) against the compiled rules; exit 3 on a block")
+    chk.add_argument("events", help="PreToolUse events, one JSON object a line")
+    mode = chk.add_mutually_exclusive_group()
+    mode.add_argument("--gate", dest="gate", action="store_true", default=True, help="stop at the first block (default)")
+    mode.add_argument("--audit", dest="gate", action="store_false", help="evaluate every event and count attempts per rule")
+    chk.add_argument("--cedar", action="store_true", help="also evaluate the Sondera Cedar with cedarpy and report disagreements")
+    common(chk)
+    dif = sub.add_parser("diff", help="what changed in enforcement between two IRs or two git revisions")
+    dif.add_argument("sides", nargs="*", help="OLD NEW: policy.ir.json files or folders holding one")
+    dif.add_argument("--git", nargs="+", metavar="REV", help="compile the rule sources at REV (and REV2, else the working tree)")
+    dif.add_argument("--exit-code", action="store_true", help="exit 1 when anything differs")
+    dif.add_argument("--fail-on", choices=("weaken",), help="exit 1 only when enforcement weakens")
+    dif.add_argument("--root", help="project root for --git (default: nearest git root)")
+    dif.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     return parser
 
 
@@ -245,9 +264,57 @@ def _lifecycle(args) -> int:
     return 0
 
 
+def _diff(args) -> int:
+    if args.git:
+        if len(args.git) > 2 or args.sides:
+            raise UsageError("diff takes OLD NEW, or --git REV [REV2]")
+        root = Path(args.root).resolve() if args.root else find_root(Path.cwd())[0]
+        old = diffs.compile_revision(root, args.git[0])
+        if len(args.git) == 2:
+            new = diffs.compile_revision(root, args.git[1])
+        else:
+            new = compile_sources(*load_sources(discover(root), root)[:2])
+    elif len(args.sides) == 2:
+        old, new = diffs.load_side(args.sides[0]), diffs.load_side(args.sides[1])
+    else:
+        raise UsageError("diff takes OLD NEW, or --git REV [REV2]")
+    result = diffs.diff(old, new)
+    if args.format == "json":
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(diffs.render_markdown(result), end="")
+    else:
+        print(diffs.render_text(result, colour=sys.stdout.isatty()), end="")
+    if args.fail_on == "weaken":
+        return 1 if diffs.weakens(result) else 0
+    return 1 if args.exit_code and diffs.differs(result) else 0
+
+
+def _check(args) -> int:
+    project = open_project(args.root, args.out, warn=lambda m: None)
+    rules = check.load_rules(project)
+    events, errors = check.read_events(Path(args.events))
+    for error in errors:
+        stderr(f"error: {error}")
+    policies = None
+    if args.cedar:
+        folder = project.out / "policies"
+        files = sorted(p for p in folder.glob("*.cedar") if not p.name.endswith((".interlinked.cedar", ".local.cedar")))
+        policies = '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(p.read_text(encoding="utf-8") for p in files)
+    report = check.run(events, rules, gate=args.gate, cedar_policies=policies)
+    if args.format == "json":
+        for result in report.results:
+            print(json.dumps({k: result[k] for k in ("index", "decision", "rule_id", "warnings")}))
+        for disagreement in report.disagreements:
+            stderr(f"cedar disagrees: {json.dumps(disagreement)}")
+    else:
+        print(check.render(report, args.gate), end="")
+    return check.EXIT_BLOCKED if report.blocked else (1 if errors else 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"compile": _compile, "render": _render, "accept": _accept}
+    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff}
     try:
         return commands.get(args.command, _lifecycle)(args)
     except (UsageError, LockError) as exc:

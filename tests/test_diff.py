@@ -1,0 +1,101 @@
+"""`policyc diff` on real history: a corpus file, realistic edits, a git repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from policyc.compiler.cli import main
+
+from conftest import CORPUS
+
+EDITS = [  # (what, old text, new text)
+    ("reworded", "**Never run pytest, python, or airflow commands directly on the host**",
+     "**Never run pytest, python, or airflow commands on the host directly**"),
+    ("deleted", "- NEVER add Co-Authored-By with yourself as co-author of the commit. ", "- "),
+    ("never->should", "must not call `session.commit()`", "should not call `session.commit()`"),
+    ("path changed", "**Never add newsfragments for `providers/` or `airflow-ctl/`**",
+     "**Never add newsfragments for `providers/` or `task-sdk/`**"),
+]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def history(tmp_path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    text = (CORPUS / "files" / "010__apache__airflow__AGENTS.md").read_text(encoding="utf-8")
+    (repo / "AGENTS.md").write_text(text)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "before")
+    for _, old, new in EDITS:
+        assert old in text
+        text = text.replace(old, new)
+    (repo / "AGENTS.md").write_text("<!-- three lines -->\n\ninserted above\n" + text)
+    _git(repo, "commit", "-qam", "after")
+    return repo
+
+
+def _diff(repo, capsys, *extra) -> tuple[int, str]:
+    code = main(["diff", "--git", "HEAD~1", "HEAD", "--root", str(repo), *extra])
+    return code, capsys.readouterr().out
+
+
+def test_the_diff_names_exactly_the_edits(history, capsys, snapshot):
+    snapshot.snapshot_dir = Path(__file__).parent / "snapshots" / "diff"
+    code, out = _diff(history, capsys, "--format", "json")
+    assert code == 0
+    result = json.loads(out)
+    assert [r["id"] for r in result["removed"]] == ["enforce-local-agents-md-no-co-authored-by"]
+    assert result["added"] == []
+    changed = {c["id"]: c for c in result["changed"]}
+    # the fourth entry is a consequence, not an edit: line 152 said the same as line 126 and shared
+    # its id with a suffix; with 126 edited, 152 takes the plain id (overrides naming it must follow)
+    assert set(changed) == {"enforce-local-agents-md-no-pytest-python-airflow", "enforce-local-agents-md-no-session-commit",
+                            "enforce-local-agents-md-no-providers-task-sdk", "enforce-local-agents-md-no-providers-airflow-ctl"}
+    assert set(changed["enforce-local-agents-md-no-providers-airflow-ctl"]["fields"]) == {"id", "lines"}
+    reworded = changed["enforce-local-agents-md-no-pytest-python-airflow"]
+    assert set(reworded["fields"]) == {"quote", "lines"} and reworded["weakens"] is False
+    softer = changed["enforce-local-agents-md-no-session-commit"]
+    assert softer["fields"]["action"] == ["block", "ask"] and softer["weakens"] is True
+    path = changed["enforce-local-agents-md-no-providers-task-sdk"]
+    assert path["old_id"] == "enforce-local-agents-md-no-providers-airflow-ctl" and path["weakens"] is True
+    assert path["fields"]["id"] == ["enforce-local-agents-md-no-providers-airflow-ctl", "enforce-local-agents-md-no-providers-task-sdk"]
+    assert "patterns" in path["fields"]
+    assert {m["id"] for m in result["moved"]} and all(m["new_lines"][0] == m["old_lines"][0] + 3 for m in result["moved"])
+    snapshot.assert_match(out, "airflow.json")
+    _, markdown = _diff(history, capsys, "--format", "markdown")
+    snapshot.assert_match(markdown, "airflow.md")
+    _, text = _diff(history, capsys)
+    snapshot.assert_match(text, "airflow.txt")
+
+
+def test_exit_codes(history, capsys):
+    assert _diff(history, capsys, "--exit-code")[0] == 1
+    assert _diff(history, capsys, "--fail-on", "weaken")[0] == 1
+    assert main(["diff", "--git", "HEAD", "HEAD", "--root", str(history), "--exit-code"]) == 0
+
+
+def test_diff_of_saved_irs(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "p"
+    (root / ".interlinked").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "AGENTS.md").write_text("Never run `terraform destroy`.\n")
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    old = tmp_path / "old.ir.json"
+    old.write_bytes((root / ".interlinked" / "policy.ir.json").read_bytes())
+    (root / "AGENTS.md").write_text("Never run `terraform destroy`.\nNever run `terraform apply -auto-approve`.\n")
+    assert main(["compile"]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(old), str(root), "--format", "json", "--fail-on", "weaken"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [a["id"] for a in result["added"]] == ["enforce-local-agents-md-no-terraform-apply-auto-approve"]
