@@ -31,6 +31,7 @@ _BAD_EXAMPLE = re.compile(
 )
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
+_PATH_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "Read"})
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
 
 
@@ -302,6 +303,11 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         if not role_ok:
             routes = ["pass2"]
             reasons.append(f"role '{source.role}' cannot be modelled by the harness -> Pass 2 only (§7)")
+        if "file_scope" in scope and not set(trigger.tool_match) & _PATH_TOOLS:
+            # the harness tests file_scope against file_path: a shell or MCP call has none,
+            # so the rule would stay dormant forever; skip rather than mis-scope (§7)
+            routes = ["pass2"]
+            reasons.append("its source is scoped to files, which a shell or tool call does not carry -> Pass 2 only")
     else:
         confidence = 0.7
         routes = ["pass2"]

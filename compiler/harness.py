@@ -11,13 +11,17 @@ Rules are indexed by tool so an event only meets the rules that can fire.
 
 from __future__ import annotations
 
+import json
 import re
+import re._constants as C
+import re._parser as sre
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 _KEYWORD_SPLIT = re.compile(r"[\s|&;<>()`='\"]+")
 _WRAPPER = re.compile(r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))")
 _ENV_PREFIX = re.compile(r"^(?:\w+=\S*\s+)+")
+_SEPARATOR = re.compile(r"[;&|\n]")
 _BASH_TOOLS = frozenset({"bash", "shell", "run_command"})
 ROLES = ("lead", "worker", "subagent", "unknown")
 
@@ -34,18 +38,22 @@ def _compiled(regex: str, flags: str) -> re.Pattern:
     return re.compile(regex, value)
 
 
-def command_tokens(command: str) -> set[str]:
-    """The keyword tokens of a command (§3.5): split, lower-cased, plus /-segments."""
+@lru_cache(maxsize=8192)
+def command_tokens(command: str) -> frozenset[str]:
+    """The keyword tokens of a command (§3.5): split, lower-cased, plus /-segments. Cached:
+    agents run the same commands again and again."""
     tokens = set()
     for token in _KEYWORD_SPLIT.split(command.lower()):
         if token:
             tokens.add(token)
             if "/" in token:
                 tokens.update(part for part in token.split("/") if part)
-    return tokens
+    return frozenset(tokens)
 
 
 def _strip_wrappers(value: str) -> str:
+    if not _WRAPPER.match(value):
+        return value.lstrip()
     for _ in range(8):
         stripped = _WRAPPER.sub("", value, count=1)
         if stripped == value:
@@ -54,32 +62,19 @@ def _strip_wrappers(value: str) -> str:
     return value.lstrip()
 
 
+_SHELL_PIECES = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|\$\((?:[^()]|\([^()]*\))*\)?|&&|\|\||[;|&\n]|[^'"`$;|&\n]+|\$""")
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
+
+
 def split_compound(command: str) -> list[str]:
     """Top-level subcommands split on && || ; | & and newlines; quotes and $( ) stay whole (§3.8)."""
-    parts, current, depth, quote, i = [], [], 0, "", 0
-    while i < len(command):
-        c = command[i]
-        if quote:
-            current.append(c)
-            if c == quote and command[i - 1] != "\\":
-                quote = ""
-        elif c in "'\"`":
-            quote = c
-            current.append(c)
-        elif c == "(" and command[i - 1 : i] == "$":
-            depth += 1
-            current.append(c)
-        elif c == ")" and depth:
-            depth -= 1
-            current.append(c)
-        elif not depth and (c in ";|&\n"):
+    parts, current = [], []
+    for piece in _SHELL_PIECES.findall(command):
+        if piece in _SEPARATORS:
             parts.append("".join(current))
             current = []
-            if command[i : i + 2] in ("&&", "||"):
-                i += 1
         else:
-            current.append(c)
-        i += 1
+            current.append(piece)
     parts.append("".join(current))
     return [p.strip() for p in parts if p.strip()]
 
@@ -93,13 +88,27 @@ class Rule:
     positives: list = field(default_factory=list)  # (field, pattern, strip_wrappers)
     negatives: list = field(default_factory=list)
     keywords: frozenset[str] = frozenset()
+    literals: tuple[str, ...] | None = None  # one lower-case literal each positive pattern needs
+    fields: tuple[str, ...] = ()  # the fields of its positive patterns
+    roles: frozenset[str] = frozenset()  # applies_to_roles
+    skills: frozenset[str] | None = None  # active_when.skill, prepared
+    scope_key: str = ""  # the other active_when axes; rules that share them share the answer
 
     @classmethod
     def of(cls, raw: dict, order: int = 0) -> Rule:
-        rule = cls(raw, order, keywords=frozenset(k.lower() for k in raw.get("keywords") or []))
+        scope = raw.get("active_when") or {}
+        skills = scope.get("skill")
+        rule = cls(raw, order, keywords=frozenset(k.lower() for k in raw.get("keywords") or []),
+                   skills=None if skills is None else frozenset([skills] if isinstance(skills, str) else skills),
+                   scope_key=json.dumps({k: v for k, v in scope.items() if k != "skill"}, sort_keys=True) if set(scope) - {"skill"} else "")
         for p in raw.get("patterns", []):
             entry = (p["field"], _compiled(p["regex"], p.get("flags", "i")), bool(p.get("strip_wrappers")))
             (rule.negatives if p.get("negate") else rule.positives).append(entry)
+        literals = [required_literal(p["regex"]) for p in raw.get("patterns", []) if not p.get("negate")]
+        if literals and all(literals):
+            rule.literals = tuple(literals)
+        rule.fields = tuple(sorted({f for f, _, _ in rule.positives}))
+        rule.roles = frozenset(raw.get("applies_to_roles") or ())
         return rule
 
     @property
@@ -111,21 +120,85 @@ class Rule:
             return False
         return "*" in self.raw["tool_match"] or tool_name.lower() in {t.lower() for t in self.raw["tool_match"]}
 
-    def matches(self, command: str, match_input: dict) -> bool:
-        """The pattern test (§3.4): a missing field falls back to the command text."""
+    def matches(self, command: str, match_input: dict, memo: dict | None = None) -> bool:
+        """The pattern test (§3.4): a missing field falls back to the command text.
+
+        `memo` shares results between rules with the same pattern on the same event.
+        """
         hit = not self.positives
-        for field_name, pattern, strip in self.positives:
-            value = match_input.get(field_name) or command
-            if value and pattern.search(_strip_wrappers(str(value)) if strip else str(value)):
+        for entry in self.positives:
+            if _test(entry, command, match_input, memo):
                 hit = True
                 break
         if not hit:
             return False
-        for field_name, pattern, strip in self.negatives:
-            value = match_input.get(field_name) or command
-            if value and pattern.search(_strip_wrappers(str(value)) if strip else str(value)):
-                return False
-        return True
+        return not any(_test(entry, command, match_input, memo) for entry in self.negatives)
+
+
+def required_literal(regex: str) -> str:
+    """A lower-case string every match of the regex contains ('' when none is certain).
+
+    The longest run of literal characters at the top level of the pattern,
+    outside alternations, optional parts and look-arounds: a quick
+    `in` test that skips a regex search when the text cannot match.
+    """
+    try:
+        items = sre.parse(regex).data
+    except re.error:
+        return ""
+    best, run = "", []
+    for op, av in items:
+        if op is C.LITERAL:
+            run.append(chr(av))
+            continue
+        if op is C.MAX_REPEAT and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is C.LITERAL:
+            run.append(chr(av[2][0][1]))  # `a+` holds at least one `a`
+        best = max(best, "".join(run), key=len)
+        run = []
+        if op is C.AT or op is C.ASSERT_NOT or op is C.ASSERT:
+            continue
+    best = max(best, "".join(run), key=len)
+    return best.lower() if len(best) >= 2 else ""
+
+
+def lowered(command: str, match_input: dict, fields: tuple[str, ...]) -> str:
+    """The text a rule's literals are looked for in: its positive fields' values, lower-cased."""
+    return "\n".join(str(v) for v in (_field(match_input, f) or command for f in fields) if v).lower()
+
+
+_RESULTS: dict[tuple, bool] = {}  # (pattern, strip, text) -> match: a pure function, so shared by all events
+_RESULTS_MAX = 1 << 16
+
+
+def _search(pattern: re.Pattern, strip: bool, text: str) -> bool:
+    key = (pattern, strip, text)
+    found = _RESULTS.get(key)
+    if found is None:
+        if len(_RESULTS) >= _RESULTS_MAX:
+            _RESULTS.clear()
+        found = _RESULTS[key] = pattern.search(_strip_wrappers(text) if strip else text) is not None
+    return found
+
+
+def _test(entry: tuple, command: str, match_input: dict, memo: dict | None) -> bool:
+    if memo is not None and entry in memo:
+        return memo[entry]
+    field_name, pattern, strip = entry
+    value = _field(match_input, field_name) or command
+    result = bool(value) and _search(pattern, strip, str(value))
+    if memo is not None:
+        memo[entry] = result
+    return result
+
+
+def _field(match_input: dict, path: str):
+    """getField (§3.4): a dotted path walks plain objects; anything else is missing."""
+    if "." not in path:
+        return match_input.get(path)
+    value = match_input
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def infer_role(event: dict) -> str:
@@ -165,7 +238,7 @@ def active(rule: dict, event: dict) -> bool:
             return False
     if scope.get("file_scope"):
         path = tool_input.get("file_path") or tool_input.get("path")
-        if not path or not _compiled(scope["file_scope"], "i").search(str(path)):
+        if not path or not _search(_compiled(scope["file_scope"], "i"), False, str(path)):
             return False
     for axis in ("overlay", "agent_source"):
         if axis in scope:
@@ -186,44 +259,115 @@ class Decision:
     defects: list[str] = field(default_factory=list)  # known harness defects that shaped the decision
 
 
+@dataclass(slots=True)
+class _ToolIndex:
+    """The rules one tool meets, indexed so most events meet few of them: by
+    keyword (the quick reject, §3.5), and in runs of consecutive rules that
+    share a scope (an inactive scope skips the whole run)."""
+
+    all: list[Rule] = field(default_factory=list)
+    unkeyed: list[Rule] = field(default_factory=list)
+    by_keyword: dict[str, list[Rule]] = field(default_factory=dict)
+    runs: list[tuple[str, list[Rule]]] = field(default_factory=list)
+    _seen: dict = field(default_factory=dict)  # keyword hits -> candidates
+    _by_path: dict = field(default_factory=dict)  # file path -> candidates, when only file scopes vary
+    _path_only: bool | None = None
+    synthetic: bool = False  # a rule tests tool_name or agent_source, which the harness adds to the input
+
+    def add(self, rule: Rule) -> None:
+        self.all.append(rule)
+        self.synthetic = self.synthetic or bool({f for f, _, _ in rule.positives + rule.negatives} & {"tool_name", "agent_source"})
+        if not rule.keywords:
+            self.unkeyed.append(rule)
+        for keyword in rule.keywords:
+            self.by_keyword.setdefault(keyword, []).append(rule)
+        if self.runs and self.runs[-1][0] == rule.scope_key:
+            self.runs[-1][1].append(rule)
+        else:
+            self.runs.append((rule.scope_key, [rule]))
+
+    def scoped(self, event: dict) -> list[Rule]:
+        """In rule order: the rules of every run whose scope is active for this event.
+
+        When the runs differ only by file scope, the answer depends on the path
+        alone and is kept per path (an agent edits the same files again and again)."""
+        if self._path_only is None:
+            self._path_only = all(not key or set(json.loads(key)) == {"file_scope"} for key, _ in self.runs)
+        path_only = self._path_only
+        tool_input = event.get("tool_input") or {}
+        path = tool_input.get("file_path") or tool_input.get("path")
+        if path_only and isinstance(path, str) and path in self._by_path:
+            return self._by_path[path]
+        found = [rule for key, run in self.runs if not key or active(run[0].raw, event) for rule in run]
+        if path_only and isinstance(path, str):
+            if len(self._by_path) > 4096:
+                self._by_path.clear()
+            self._by_path[path] = found
+        return found
+
+    def candidates(self, tokens: frozenset[str]) -> list[Rule]:
+        """In rule order: the rules with no keywords or a keyword among the command's tokens."""
+        if not self.by_keyword:
+            return self.all
+        hit = tokens.intersection(self.by_keyword)
+        if hit not in self._seen:
+            rules = {r for t in hit for r in self.by_keyword[t]}
+            self._seen[hit] = sorted(rules.union(self.unkeyed), key=lambda r: r.order) if rules else self.unkeyed
+        return self._seen[hit]
+
+
 class Evaluator:
-    """All rules of a distilled-rules.json, indexed by tool."""
+    """All rules of a distilled-rules.json, indexed by tool and keyword."""
 
     def __init__(self, rules: list[dict]):
-        prepared = [Rule.of(r, n) for n, r in enumerate(rules) if r.get("enabled", True) is not False]
-        self._any = [r for r in prepared if "*" in r.raw["tool_match"]]
-        self._by_tool: dict[str, list[Rule]] = {}
+        prepared = [Rule.of(r, n) for n, r in enumerate(rules) if r.get("enabled", True) is not False
+                    and r.get("trigger") in ("PreToolUse", "both")]
+        tools = {t.lower() for r in prepared for t in r.raw["tool_match"]} - {"*"}
+        self._index = {tool: _ToolIndex() for tool in tools}
+        self._other = _ToolIndex()  # a tool no rule names: only the "*" rules
         for rule in prepared:
-            for tool in {t.lower() for t in rule.raw["tool_match"]} - {"*"}:
-                self._by_tool.setdefault(tool, []).append(rule)
-        self._bash = [r for r in prepared if r.raw.get("trigger") in ("PreToolUse", "both")
-                      and ({"*"} | _BASH_TOOLS) & {t.lower() for t in r.raw["tool_match"]}]
-
-    def _candidates(self, tool: str) -> list[Rule]:
-        own = self._by_tool.get(tool.lower(), [])
-        if not self._any:
-            return own
-        return sorted(set(own) | set(self._any), key=lambda r: r.order) if own else self._any
+            named = {t.lower() for t in rule.raw["tool_match"]}
+            for tool, index in self._index.items():
+                if "*" in named or tool in named:
+                    index.add(rule)
+            if "*" in named:
+                self._other.add(rule)
+        self._bash = [r for r in prepared if ({"*"} | _BASH_TOOLS) & {t.lower() for t in r.raw["tool_match"]}]
 
     def evaluate(self, event: dict) -> Decision:
         tool = event.get("tool_name") or ""
         tool_input = event.get("tool_input") or {}
         command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
         tokens = command_tokens(command) if command else None
-        role = infer_role(event)
-        match_input = {**tool_input, "tool_name": tool, "agent_source": event.get("agent_source")}
+        index = self._index.get(tool.lower(), self._other)
+        match_input = {**tool_input, "tool_name": tool, "agent_source": event.get("agent_source")} if index.synthetic else tool_input
         warnings: list[str] = []
-        for rule in self._candidates(tool):
+        memo: dict = {}
+        scopes: dict[str, bool] = {}
+        role = None
+        skills = None
+        candidates = index.candidates(tokens) if tokens is not None else index.scoped(event)
+        for rule in candidates:  # the keyword quick reject is already done by the index
             raw = rule.raw
-            if raw.get("trigger") not in ("PreToolUse", "both"):
-                continue
-            if raw.get("applies_to_roles") and role not in raw["applies_to_roles"]:
-                continue
-            if not active(raw, event):
-                continue
-            if tokens is not None and rule.keywords and not rule.keywords & tokens:
-                continue
-            if not rule.matches(command, match_input):
+            if rule.literals:
+                text = memo.get(rule.fields) or memo.setdefault(rule.fields, lowered(command, match_input, rule.fields))
+                if not any(literal in text for literal in rule.literals):
+                    continue
+            if rule.skills is not None:
+                if skills is None:
+                    skills = frozenset((event.get("session") or {}).get("active_skills", ()))
+                if not rule.skills & skills:
+                    continue
+            if rule.roles:
+                role = role or infer_role(event)
+                if role not in rule.roles:
+                    continue
+            if rule.scope_key and tokens is not None:  # (index.scoped checked the scopes already)
+                if rule.scope_key not in scopes:
+                    scopes[rule.scope_key] = active(raw, event)
+                if not scopes[rule.scope_key]:
+                    continue
+            if not rule.matches(command, match_input, memo):
                 continue
             action = raw.get("action")
             if action in ("block", "soft_block"):  # soft_block blocks the first time in a session
@@ -231,7 +375,7 @@ class Evaluator:
             if action == "ask":
                 return Decision("ask", rule.id, _reason(raw), warnings)
             warnings.append(rule.id)  # warn, and rewrite is reported as a warning here
-        if tool.lower() in _BASH_TOOLS and command and any(c in command for c in ";&|\n"):
+        if command and tool.lower() in _BASH_TOOLS and _SEPARATOR.search(command):
             return self._compound(command, warnings)
         return Decision("allow", warnings=warnings)
 
@@ -242,8 +386,14 @@ class Evaluator:
             return Decision("allow", warnings=warnings)
         for sub in subcommands:
             stripped = " ".join(_ENV_PREFIX.sub("", sub).split())
+            text = stripped.lower()
+            memo: dict = {}
             for rule in self._bash:
-                if rule.raw.get("action") not in ("block", "warn", "rewrite") or not rule.matches(stripped, {"command": stripped}):
+                if rule.raw.get("action") not in ("block", "warn", "rewrite"):
+                    continue
+                if rule.literals and not any(literal in text for literal in rule.literals):
+                    continue  # every field falls back to the subcommand here
+                if not rule.matches(stripped, {"command": stripped}, memo):
                     continue
                 defects = []
                 if rule.raw.get("active_when") or rule.raw.get("applies_to_roles"):
