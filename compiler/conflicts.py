@@ -77,11 +77,17 @@ def resolve(ir: PolicyIR) -> None:
         winners.append(winner)
         if losers:
             _merge(ir, winner, losers, "same trigger")
-    for i, broad in enumerate(winners):
-        covered = [n for n in winners[i + 1 :] if not n.shadowed_by and _broader(broad, n)
-                   and precedence.get(broad.file, 99) < precedence.get(n.file, 99)]
-        if covered and not broad.shadowed_by:
-            _merge(ir, broad, covered, "strictly broader rule")
+    buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and scope can cover each other
+    for imp in winners:
+        buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), tuple(sorted(imp.scope.items()))), []).append(imp)
+    for bucket in buckets.values():
+        for i, broad in enumerate(bucket):
+            if broad.trigger["kind"] != "command" or broad.shadowed_by:
+                continue
+            covered = [n for n in bucket[i + 1 :] if not n.shadowed_by and _broader(broad, n)
+                       and precedence.get(broad.file, 99) < precedence.get(n.file, 99)]
+            if covered:
+                _merge(ir, broad, covered, "strictly broader rule")
 
 
 def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:
