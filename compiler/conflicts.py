@@ -17,6 +17,8 @@ merge is listed in `conflicts`.
 
 from __future__ import annotations
 
+import json
+
 from .ir import Imperative, PolicyIR
 from .triggers import load_lexicon
 
@@ -26,7 +28,7 @@ STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 def _key(imp: Imperative) -> tuple:
     trigger = imp.trigger
     patterns = tuple(sorted((p["field"], p["regex"], p.get("flags", "i"), bool(p.get("negate"))) for p in trigger["patterns"]))
-    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, tuple(sorted(imp.scope.items())))
+    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, json.dumps(imp.scope, sort_keys=True))
 
 
 def _prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
@@ -79,7 +81,7 @@ def resolve(ir: PolicyIR) -> None:
             _merge(ir, winner, losers, "same trigger")
     buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and scope can cover each other
     for imp in winners:
-        buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), tuple(sorted(imp.scope.items()))), []).append(imp)
+        buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), json.dumps(imp.scope, sort_keys=True)), []).append(imp)
     for bucket in buckets.values():
         for i, broad in enumerate(bucket):
             if broad.trigger["kind"] != "command" or broad.shadowed_by:
