@@ -150,7 +150,12 @@ class _ToBlocks(Transformer):
         )
 
     def start(self, children):
-        return children
+        return children[0] if children else []
+
+    def blocks(self, children):
+        found = children[0] if isinstance(children[0], list) else []
+        found += [c for c in children[-1:] if isinstance(c, Block)]  # a thematic break (---) yields no block
+        return found
 
     def heading(self, tokens):
         (atx,) = tokens
