@@ -29,12 +29,15 @@ def test_each_corpus_file_compiles_clean(row, tmp_path):
         assert normalise_ws(imp.quote) in span, (imp.lines, imp.quote)
 
 
-def test_corpus_as_one_project_via_cli(corpus_rows, tmp_path, capsys):
+def test_corpus_as_one_project_via_cli(corpus_rows, tmp_path, capsys, monkeypatch):
+    """`policyc compile` with no arguments in a real layout finds every rule file."""
     for row in corpus_rows:
         lay_out(row, tmp_path / row["repo"].replace("/", "__"))
     (tmp_path / ".git").mkdir()
     (tmp_path / ".interlinked").mkdir()
-    assert main(["compile", "--root", str(tmp_path)]) == 0
+    monkeypatch.chdir(tmp_path / corpus_rows[0]["repo"].replace("/", "__"))  # the walk starts below the root
+    monkeypatch.setenv("HOME", str(tmp_path / "no-home"))
+    assert main(["compile"]) == 0
     doc = json.loads((tmp_path / ".interlinked" / "distilled-rules.json").read_text())
     assert len(doc["source_hashes"]) == len(corpus_rows)
     assert doc["stats"]["distilled_block"] > 20

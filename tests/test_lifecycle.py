@@ -151,13 +151,17 @@ def _normalise(text: str, root: Path) -> str:
     ["show", "enforce-local-agents-md-no-rm-rf"], ["show", "enforce-local-agents-md-no-rm-rf", "--format", "json"],
     ["disable", "enforce-local-agents-md-no-rm-rf", "--format", "json"], ["remove", "--source", "skill:beta"],
     ["modify", "enforce-local-agents-md-no-push-main", "--severity", "low"],
+    ["enable", "enforce-local-agents-md-no-rm-rf"], ["reset", "enforce-local-agents-md-no-rm-rf", "--format", "json"],
+    ["add", "--source", "skill:beta"],
 ], ids=lambda a: "-".join(a).replace("--", ""))
 def test_verb_output(project, argv, capsys, snapshot):
     snapshot.snapshot_dir = Path(__file__).parent / "snapshots" / "verbs"
+    if argv[0] in ("enable", "reset", "add"):  # something to undo first
+        main(["disable", argv[1]] if argv[0] != "add" else ["remove", "--source", argv[2]])
     capsys.readouterr()
     assert main(argv) == 0
     after = capsys.readouterr().out
-    if argv[0] in ("disable", "remove", "modify"):  # the state the verb leaves behind, too
+    if argv[0] in ("disable", "remove", "modify", "enable", "reset", "add"):  # the state the verb leaves behind, too
         assert main(["list", "--format", "json"]) == 0
         after += capsys.readouterr().out
     snapshot.assert_match(_normalise(after, project), "-".join(argv).replace("--", "").replace(":", "_") + ".txt")
