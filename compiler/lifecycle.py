@@ -152,6 +152,11 @@ def _add(items: list[str], value: str) -> None:
         items.append(value)
 
 
+def _discard(items: list[str], value: str) -> None:
+    if value in items:
+        items.remove(value)
+
+
 def remove_rule(state: State, rule_id: str) -> str:
     state.rule(rule_id)
     _add(state.overrides.removed_rule_ids, rule_id)
@@ -167,8 +172,7 @@ def remove_group(state: State, group_id: str) -> str:
 
 def add_group(state: State, group_id: str) -> str:
     state.group(group_id, allow_removed=True)
-    if group_id in state.overrides.removed_groups:
-        state.overrides.removed_groups.remove(group_id)
+    _discard(state.overrides.removed_groups, group_id)
     return _save(state, f"Group restored. Run `policyc compile` to re-distill and pull rules from {group_id}.")
 
 
@@ -180,8 +184,7 @@ def disable(state: State, rule_id: str) -> str:
 
 def enable(state: State, rule_id: str) -> str:
     state.rule(rule_id)
-    if rule_id in state.overrides.disabled_rule_ids:
-        state.overrides.disabled_rule_ids.remove(rule_id)
+    _discard(state.overrides.disabled_rule_ids, rule_id)
     state.overrides.modifications.get(rule_id, {}).pop("enabled", None)
     return _save(state, f"Enabled {rule_id}.")
 
@@ -199,8 +202,7 @@ def modify(state: State, rule_id: str, action: str | None, severity: str | None,
 def reset(state: State, rule_id: str) -> str:
     state.rule(rule_id)
     for items in (state.overrides.removed_rule_ids, state.overrides.disabled_rule_ids):
-        if rule_id in items:
-            items.remove(rule_id)
+        _discard(items, rule_id)
     state.overrides.modifications.pop(rule_id, None)
     return _save(state, f"Cleared every override of {rule_id}.")
 

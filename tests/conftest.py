@@ -28,6 +28,18 @@ def lay_out(row: dict, project: Path) -> Path:
     return target
 
 
+def make_project(tmp_path: Path, files: dict[str, str], interlinked: bool = True) -> Path:
+    """A git project (a `.git` folder is enough for the root search) holding `files`."""
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    if interlinked:
+        (root / ".interlinked").mkdir()
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
 @pytest.fixture(scope="session")
 def corpus_rows() -> list[dict]:
     if not (CORPUS / "MANIFEST.tsv").is_file():

@@ -12,7 +12,7 @@ from policyc.compiler.check import EXIT_BLOCKED, run
 from policyc.compiler.cli import main
 from policyc.compiler.harness import Evaluator, split_compound
 
-from conftest import DATA, corpus_manifest, lay_out
+from conftest import DATA, corpus_manifest, lay_out, make_project
 
 SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
 MISSES = {(m["file"], m["line"], m["text"]) for m in yaml.safe_load((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
@@ -32,9 +32,7 @@ def test_recorded_events_from_the_labelled_sample(tmp_path):
                    and (e["file"], e["line"], e["text"]) not in MISSES]
         if not entries:
             continue
-        project = tmp_path / corpus_file.split("__", 1)[0]
-        (project / ".git").mkdir(parents=True)
-        (project / ".interlinked").mkdir()
+        project = make_project(tmp_path / corpus_file.split("__", 1)[0], {})
         lay_out(rows[corpus_file], project)
         assert main(["compile", "--root", str(project)]) in (0, 1)
         events, expected = [], []
@@ -59,10 +57,7 @@ def test_recorded_events_from_the_labelled_sample(tmp_path):
 
 
 def test_gate_stops_at_the_first_block_and_json_lines(tmp_path, capsys, monkeypatch):
-    root = tmp_path / "p"
-    (root / ".interlinked").mkdir(parents=True)
-    (root / ".git").mkdir()
-    (root / "AGENTS.md").write_text("Never run `terraform destroy`.\nAvoid `git stash drop`.\nPrefer `pnpm` over `npm`.\n")
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `terraform destroy`.\nAvoid `git stash drop`.\nPrefer `pnpm` over `npm`.\n"})
     monkeypatch.chdir(root)
     assert main(["compile"]) == 0
     events = root / "events.jsonl"
@@ -79,10 +74,7 @@ def test_gate_stops_at_the_first_block_and_json_lines(tmp_path, capsys, monkeypa
 
 
 def test_cedar_agrees_with_the_guardrules_on_exact_rules(tmp_path, capsys, monkeypatch):
-    root = tmp_path / "p"
-    (root / ".interlinked").mkdir(parents=True)
-    (root / ".git").mkdir()
-    (root / "AGENTS.md").write_text("MUST NOT edit files under db/migrations/ directly.\n")
+    root = make_project(tmp_path, {"AGENTS.md": "MUST NOT edit files under db/migrations/ directly.\n"})
     monkeypatch.chdir(root)
     assert main(["compile"]) == 0
     events = root / "events.jsonl"
@@ -107,10 +99,7 @@ def test_compound_commands_and_the_skill_scope_defect():
 
 
 def test_bad_event_lines_are_reported(tmp_path, capsys, monkeypatch):
-    root = tmp_path / "p"
-    (root / ".interlinked").mkdir(parents=True)
-    (root / ".git").mkdir()
-    (root / "AGENTS.md").write_text("Never run `terraform destroy`.\n")
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `terraform destroy`.\n"})
     monkeypatch.chdir(root)
     assert main(["compile"]) == 0
     events = root / "events.jsonl"

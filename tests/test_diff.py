@@ -10,7 +10,7 @@ import pytest
 
 from policyc.compiler.cli import main
 
-from conftest import CORPUS
+from conftest import CORPUS, make_project
 
 EDITS = [  # (what, old text, new text)
     ("reworded", "**Never run pytest, python, or airflow commands directly on the host**",
@@ -85,10 +85,7 @@ def test_exit_codes(history, capsys):
 
 
 def test_diff_of_saved_irs(tmp_path, capsys, monkeypatch):
-    root = tmp_path / "p"
-    (root / ".interlinked").mkdir(parents=True)
-    (root / ".git").mkdir()
-    (root / "AGENTS.md").write_text("Never run `terraform destroy`.\n")
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `terraform destroy`.\n"})
     monkeypatch.chdir(root)
     assert main(["compile"]) == 0
     old = tmp_path / "old.ir.json"

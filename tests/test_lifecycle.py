@@ -17,7 +17,7 @@ from policyc.compiler.checks import schema_error
 from policyc.compiler.cli import main
 from policyc.compiler.output import locked
 
-from conftest import corpus_manifest, lay_out
+from conftest import corpus_manifest, lay_out, make_project
 
 RULES = {
     "AGENTS.override.md": "Never run `terraform destroy`.\n",
@@ -28,13 +28,7 @@ RULES = {
 
 
 def _project(tmp_path, files=RULES):
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    (root / ".interlinked").mkdir()
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return make_project(tmp_path, files)
 
 
 def _doc(root) -> dict:

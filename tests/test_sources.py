@@ -14,16 +14,11 @@ from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.remote import RemoteError, _AllowlistRedirects, check_url, resolve
 from policyc.compiler.targets import discover, expand
 
+from conftest import make_project
+
 
 def _project(tmp_path, files: dict[str, str], interlinked=True):
-    root = tmp_path / "proj"
-    (root / ".git").mkdir(parents=True)
-    if interlinked:
-        (root / ".interlinked").mkdir()
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return make_project(tmp_path, files, interlinked)
 
 
 def _rules(root):
