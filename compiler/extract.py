@@ -139,48 +139,53 @@ class Extractor:
         if self.source.convention.name == "omp":
             self._omp_rule()
         body = self.source.lines[self.source.body_start - 1 :]
-        blocks = parse_blocks(body, first_line=self.source.body_start)
         headings: list[tuple[int, Marker | None, str, str]] = []  # (level, polarity marker, text, prose section)
         lead: _Lead | None = None
-        for block in blocks:
+        for block in parse_blocks(body, first_line=self.source.body_start):
             previous, self.recent = self.recent, None
             if block.kind == "heading":
                 headings = [h for h in headings if h[0] < block.depth]
-                marked = self._may_have_marker(block)
-                sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker) if marked else []
-                markers = find_markers(sentences[0]) if sentences else []
-                polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
-                title = block.text.strip("# ").strip()
-                section = prose_section(title) or (headings[-1][3] if headings else "")
-                headings.append((block.depth, polar, title, section))
+                headings.append(self._heading(block, headings))
                 lead = None
-                continue
-            if block.kind == "code":
+            elif block.kind == "code":
                 if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote):
                     self._fenced_list(block, lead)
                 lead = None
-                continue
-            if headings and headings[-1][3] and block.kind in ("paragraph", "item", "table", "quote"):
-                self.prose.append(Prose(self.source.group_id, self.source.file, [block.start, block.end],
-                                        headings[-1][3], headings[-1][2], block.text))
-            if lead and not (block.kind == "item" and block.depth > (lead.block.depth if lead.block.kind == "item" else -1)):
-                lead = None
-            inherited = lead
-            if inherited is None and block.kind == "item":
-                polar = next((h[1] for h in reversed(headings) if h[1] is not None), None)
-                if polar is not None:
-                    inherited = _Lead(polar, block, "")
+            else:
+                if headings and headings[-1][3] and block.kind != "html":
+                    self.prose.append(Prose(self.source.group_id, self.source.file, [block.start, block.end],
+                                            headings[-1][3], headings[-1][2], block.text))
+                lead = self._read_block(block, headings, lead, previous)
+
+    def _heading(self, block: Block, parents) -> tuple[int, Marker | None, str, str]:
+        """A heading's level, the polarity it gives the items under it (`## NEVER`), its text and
+        Pass 3 section (its own, or its parent's)."""
+        sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker) if self._may_have_marker(block) else []
+        markers = find_markers(sentences[0]) if sentences else []
+        polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
+        title = block.text.strip("# ").strip()
+        return block.depth, polar, title, prose_section(title) or (parents[-1][3] if parents else "")
+
+    def _read_block(self, block: Block, headings, lead: _Lead | None, previous) -> _Lead | None:
+        """Read a paragraph, item, table or quote; returns the lead that governs the blocks after it."""
+        if lead and not (block.kind == "item" and block.depth > (lead.block.depth if lead.block.kind == "item" else -1)):
+            lead = None
+        inherited = lead
+        if inherited is None and block.kind == "item":
+            polar = next((h[1] for h in reversed(headings) if h[1] is not None), None)
+            if polar is not None:
+                inherited = _Lead(polar, block, "")
+        if inherited is not None or self._may_have_marker(block):
             for unit in _units(block):
                 unit.inherited = inherited
-                new_lead = self._read_unit(unit, headings)
-                if new_lead:
-                    lead = new_lead
-            if lead is None and previous and block.kind == "paragraph" and _EXAMPLES_OF.match(block.text.strip(" *_")):
-                # "Do NOT create summary files. Examples include:" + a list: the
-                # unmarked colon line hands the previous marker to the list
-                marker, before = previous
-                if before.end >= block.start - 2:
-                    lead = _Lead(marker, block, " ".join(block.text.split()))
+                lead = self._read_unit(unit, headings) or lead
+        if lead is None and previous and block.kind == "paragraph" and _EXAMPLES_OF.match(block.text.strip(" *_")):
+            # "Do NOT create summary files. Examples include:" + a list: the
+            # unmarked colon line hands the previous marker to the list
+            marker, before = previous
+            if before.end >= block.start - 2:
+                lead = _Lead(marker, block, " ".join(block.text.split()))
+        return lead
 
     def _omp_rule(self) -> None:
         """An OMP rule file's frontmatter `condition` is a trigger already (dsh-rules seed)."""
@@ -216,8 +221,6 @@ class Extractor:
     def _read_unit(self, unit: Unit, headings) -> _Lead | None:
         """Read every sentence of a unit; return a lead marker if the unit introduces a list."""
         new_lead = None
-        if unit.inherited is None and not self._may_have_marker(unit.block):
-            return None
         if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
             return None
         sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
