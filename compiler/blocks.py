@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import NamedTuple
 
 from lark import Lark, Token, Transformer
 from lark.lexer import Lexer
+
+from ..grammar import read as read_grammar
 
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -204,7 +205,7 @@ class _LineLexer(Lexer):
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = resources.files("policyc.grammar").joinpath("blocks.lark").read_text(encoding="utf-8")
+    grammar = read_grammar("blocks.lark")
     return Lark(grammar, parser="lalr", lexer=_LineLexer, transformer=_ToBlocks())
 
 

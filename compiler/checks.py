@@ -11,11 +11,11 @@ import re
 import shutil
 import subprocess
 from functools import lru_cache
-from importlib import resources
 
 import jsonschema
 from referencing import Registry, Resource
 
+from ..schemas import read as read_schema
 from .regexes import redos_reasons, syntax_problems
 
 MAX_OUTPUT_BYTES = 2 * 1024 * 1024
@@ -35,7 +35,7 @@ SCHEMAS = ("ir.schema.json", "distilled-rules.schema.json", "overrides.schema.js
 
 @lru_cache(maxsize=None)
 def load_schema(name: str) -> dict:
-    return json.loads(resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8"))
+    return json.loads(read_schema(name))
 
 
 @lru_cache(maxsize=None)

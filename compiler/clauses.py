@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 
 from lark import Lark
 
+from ..grammar import read as read_grammar
 from .ladder import Ladder, load_ladder, normalise_word
 
 # Words that end the clause a marker governs (besides ; — – and another marker).
@@ -84,7 +84,7 @@ class Clause:
 
 @lru_cache(maxsize=1)
 def inline_grammar() -> Lark:
-    grammar = resources.files("policyc.grammar").joinpath("inline.lark").read_text(encoding="utf-8")
+    grammar = read_grammar("inline.lark")
     return Lark(grammar, parser="lalr", lexer="basic")
 
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 from ..emitters import artifacts
+from ..schemas import read as read_schema
 from ..emitters.cedar_lowering import TARGETS
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
@@ -97,10 +97,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _schema_text(name: str) -> str:
-    return resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8")
-
-
 def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
     """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
 
@@ -115,7 +111,7 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
         write_atomic(project.rules(review=True), files["distilled-rules.json"])
         write_atomic(project.ir(review=True), files["policy.ir.json"])
         return doc, failures, True
-    schemas = {".interlinked.cedar": _schema_text(TARGETS["interlinked"].schema), ".cedar": _schema_text(TARGETS[target].schema)}
+    schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")
         files.pop(where.split("#", 1)[0], None)  # this Cedar file is not written

@@ -12,10 +12,10 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 import yaml
 
+from ..grammar import read as read_grammar
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
 from .ir import Imperative, Prose, Skipped
@@ -37,7 +37,7 @@ _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md`
 
 @lru_cache(maxsize=1)
 def _section_words() -> dict[str, tuple[str, ...]]:
-    text = resources.files("policyc.grammar").joinpath("sections.yaml").read_text(encoding="utf-8")
+    text = read_grammar("sections.yaml")
     data = yaml.safe_load(text)
     return {kind: tuple(data[kind]) for kind in ("definitions", "principles", "methodology")}
 

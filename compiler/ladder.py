@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 import yaml
+
+from ..grammar import read as read_grammar
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ def normalise_word(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def load_ladder() -> Ladder:
-    text = resources.files("policyc.grammar").joinpath("ladder.yaml").read_text(encoding="utf-8")
+    text = read_grammar("ladder.yaml")
     data = yaml.safe_load(text)
     classes: dict[str, MarkerClass] = {}
     phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}

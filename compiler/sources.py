@@ -8,11 +8,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import yaml
 
+from ..grammar import read as read_grammar
 from .regexes import glob_to_regex
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -52,7 +52,7 @@ class Conventions:
 
 @lru_cache(maxsize=1)
 def load_conventions() -> Conventions:
-    text = resources.files("policyc.grammar").joinpath("conventions.yaml").read_text(encoding="utf-8")
+    text = read_grammar("conventions.yaml")
     data = yaml.safe_load(text)
     table = tuple(
         (c["pattern"], Convention(c["name"], c["kind"], c["precedence"])) for c in data["conventions"]

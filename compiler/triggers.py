@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 
 import yaml
 
+from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
 from .regexes import command_regex, glob_to_regex, identifier_regex, missing_flags_regex
 
@@ -41,7 +41,7 @@ class Lexicon:
 
 @lru_cache(maxsize=1)
 def load_lexicon() -> Lexicon:
-    text = resources.files("policyc.grammar").joinpath("lexicon.yaml").read_text(encoding="utf-8")
+    text = read_grammar("lexicon.yaml")
     data = yaml.safe_load(text)
     prose = tuple({**entry, "when_re": re.compile(entry["when"])} for entry in data["prose"])
     verbs = {kind: frozenset(words) for kind, words in data["verbs"].items()}

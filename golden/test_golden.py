@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar
 from policyc.emitters.cedar_lowering import TARGETS
+from policyc.schemas import read as read_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from conftest import corpus_manifest, lay_out  # noqa: E402
@@ -66,7 +66,7 @@ def _nested(files: dict[str, str]) -> dict:
 
 
 def _schema(name: str) -> str:
-    return resources.files("policyc.schemas").joinpath(name).read_text(encoding="utf-8")
+    return read_schema(name)
 
 
 @pytest.mark.parametrize("case", sorted([p.name for p in CASES.iterdir()] + list(CORPUS_CASES)), ids=str)

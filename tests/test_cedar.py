@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import cedarpy
@@ -18,6 +17,7 @@ from policyc.compiler.sources import source_from_bytes
 from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar, guardrules, policy_md
 from policyc.emitters.cedar_lowering import TARGETS
+from policyc.schemas import read as read_schema
 from policyc.emitters.plan import plan
 
 import yaml
@@ -29,7 +29,7 @@ DEFAULT_PERMIT = '@id("default-permit")\npermit (principal, action, resource);\n
 
 
 def _schema(target: str) -> str:
-    return resources.files("policyc.schemas").joinpath(TARGETS[target].schema).read_text(encoding="utf-8")
+    return read_schema(TARGETS[target].schema)
 
 
 @pytest.mark.parametrize("target", ["sondera-v1", "sondera-v2"])
