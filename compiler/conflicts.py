@@ -11,8 +11,10 @@ that the lexicon declares `within` that command. Every other pair is compared
 by exact equality (interegular, the one regex-inclusion library, rejects the
 anchors, word boundaries and look-aheads every emitted regex uses).
 Scope-disjoint rules (different skills or file scopes) never conflict.
-Losers are not dropped: they stay in the IR with `shadowed_by`, and every
-merge is listed in `conflicts`.
+Losers are not dropped: every merge is listed in `conflicts` with the ids it
+overrides and the action and severity it settles on; `shadowed` and `merged`
+read them back. The imperatives themselves stay as extracted, so an
+incremental run can reuse them and resolve afresh.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ def resolve(ir: PolicyIR) -> None:
     for imp in rules:
         groups.setdefault(_key(imp), []).append(imp)
     winners = []
+    covered: set[str] = set()
     for members in groups.values():
         winner, losers = members[0], members[1:]
         winners.append(winner)
@@ -84,25 +87,38 @@ def resolve(ir: PolicyIR) -> None:
         buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), json.dumps(imp.scope, sort_keys=True)), []).append(imp)
     for bucket in buckets.values():
         for i, broad in enumerate(bucket):
-            if broad.trigger["kind"] != "command" or broad.shadowed_by:
+            if broad.trigger["kind"] != "command" or broad.id in covered:
                 continue
-            covered = [n for n in bucket[i + 1 :] if not n.shadowed_by and _broader(broad, n)
-                       and precedence.get(broad.file, 99) < precedence.get(n.file, 99)]
-            if covered:
-                _merge(ir, broad, covered, "strictly broader rule")
+            narrower = [n for n in bucket[i + 1 :] if n.id not in covered and _broader(broad, n)
+                        and precedence.get(broad.file, 99) < precedence.get(n.file, 99)]
+            if narrower:
+                covered.update(n.id for n in narrower)
+                _merge(ir, broad, narrower, "strictly broader rule")
 
 
 def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:
+    earlier = next((c for c in ir.conflicts if c["id"] == winner.id), None)
     strictest = max([winner, *losers], key=lambda i: STRICTNESS.get(i.action, 0))
-    if STRICTNESS.get(strictest.action, 0) > STRICTNESS.get(winner.action, 0):
-        winner.reasons.append(f"action {winner.action} -> {strictest.action}: the strictest of a conflict (§10)")
-        winner.action, winner.severity = strictest.action, strictest.severity
-    for loser in losers:
-        loser.shadowed_by = winner.id
-        loser.reasons.append(f"shadowed by {winner.id} ({why}, §10)")
-    ir.conflicts.append({
-        "id": winner.id,
-        "winning_source": _where(winner),
-        "overridden_sources": [_where(i) for i in losers],
-        "resolution": f"{winner.file} > {', '.join(sorted({i.file for i in losers}))} per precedence stack ({why})",
-    })
+    if earlier is not None and STRICTNESS[earlier["action"]] >= STRICTNESS.get(strictest.action, 0):
+        action, severity = earlier["action"], earlier["severity"]
+    else:
+        action, severity = strictest.action, strictest.severity
+    entry = earlier or {"id": winner.id, "winning_source": _where(winner), "overridden_sources": [], "overridden_ids": [],
+                        "resolution": ""}
+    entry["overridden_sources"] += [_where(i) for i in losers]
+    entry["overridden_ids"] += [i.id for i in losers]
+    entry["resolution"] = "; ".join(filter(None, [entry["resolution"],
+                                                  f"{winner.file} > {', '.join(sorted({i.file for i in losers}))} per precedence stack ({why})"]))
+    entry.update(action=action, severity=severity)
+    if earlier is None:
+        ir.conflicts.append(entry)
+
+
+def shadowed(ir: PolicyIR) -> dict[str, str]:
+    """Rule id -> the id of the conflict winner that speaks for it."""
+    return {loser: c["id"] for c in ir.conflicts for loser in c.get("overridden_ids", [])}
+
+
+def merged(ir: PolicyIR) -> dict[str, dict]:
+    """Winner id -> the action and severity its conflicts settled on (the strictest)."""
+    return {c["id"]: {"action": c["action"], "severity": c["severity"]} for c in ir.conflicts if "action" in c}

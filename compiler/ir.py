@@ -52,7 +52,6 @@ class Imperative:
     context: dict = field(default_factory=dict)  # heading and lead line the rule inherits from
     applies_to_roles: list[str] = field(default_factory=list)
     sequence: dict | None = None  # "always X before Y": {"event", "regex", "requires"}
-    shadowed_by: str = ""  # the id of the rule that won a conflict against this one (§10)
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 
 from . import overrides as overrides_file
+from .conflicts import shadowed
 from .ir import PolicyIR
 from .output import locked
 from .project import Project, UsageError, load_ir
@@ -26,6 +27,10 @@ class State:
     doc: dict
     ir: PolicyIR | None
     overrides: overrides_file.Overrides
+
+    @property
+    def shadowed(self) -> dict[str, str]:
+        return shadowed(self.ir) if self.ir else {}
 
     @property
     def groups(self) -> list[str]:
@@ -48,7 +53,7 @@ class State:
 
     def reason(self, imp) -> str:
         """Why a Pass 1 rule is inactive: a stable code, or '' (dsh-rules style)."""
-        if imp.shadowed_by:
+        if imp.id in self.shadowed:
             return "shadowed"
         state = self.overrides.state(imp.id, imp.group_id)
         if state:
@@ -116,7 +121,7 @@ def list_group(state: State, group_id: str) -> dict:
                        f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.trigger['patterns'])}]",
             "lexical": f"{imp.marker} → {imp.marker_class}",
             "inactive": state.reason(imp),
-            "shadowed_by": imp.shadowed_by,
+            "shadowed_by": state.shadowed.get(imp.id, ""),
         })
     if state.ir is None:  # no IR: what the rules file alone says
         entries = [{"id": r["id"], "action": r["action"], "severity": r["severity"],

@@ -30,13 +30,22 @@ class Overrides:
     disabled_rule_ids: list[str] = field(default_factory=list)
     modifications: dict[str, dict] = field(default_factory=dict)
 
+    @classmethod
+    def from_json(cls, data: dict) -> Overrides:
+        return cls(
+            removed_groups=list(data.get("removed_groups", [])),
+            removed_rule_ids=list(data.get("removed_rule_ids", [])),
+            disabled_rule_ids=list(data.get("disabled_rule_ids", [])),
+            modifications={k: dict(v) for k, v in data.get("modifications", {}).items() if v},  # {} changes nothing
+        )
+
     def to_json(self) -> dict:
         return {
             "version": 1,
             "removed_groups": self.removed_groups,
             "removed_rule_ids": self.removed_rule_ids,
             "disabled_rule_ids": self.disabled_rule_ids,
-            "modifications": dict(sorted(self.modifications.items())),
+            "modifications": {k: v for k, v in sorted(self.modifications.items()) if v},
         }
 
     def state(self, rule_id: str, group_id: str) -> str:
@@ -76,12 +85,7 @@ def load(path: Path) -> Overrides:
         raise OverridesError(f"{path}: cannot read the overrides file: {exc}; fix it by hand, it is never overwritten") from None
     if error := schema_error("overrides.schema.json", data):
         raise OverridesError(f"{path}: invalid overrides file at {error}; fix it by hand, it is never overwritten")
-    return Overrides(
-        removed_groups=list(data.get("removed_groups", [])),
-        removed_rule_ids=list(data.get("removed_rule_ids", [])),
-        disabled_rule_ids=list(data.get("disabled_rule_ids", [])),
-        modifications=dict(data.get("modifications", {})),
-    )
+    return Overrides.from_json(data)
 
 
 def save(path: Path, overrides: Overrides) -> None:

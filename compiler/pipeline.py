@@ -103,7 +103,6 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.prose.extend(prose)
     for imperative in ir.imperatives:
         _vet(imperative)
-        imperative.shadowed_by = ""  # reused items are resolved afresh
     assign_ids(ir.imperatives)
     resolve_conflicts(ir)
     if previous is not None:

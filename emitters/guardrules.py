@@ -9,6 +9,7 @@ imperatives are Pass 1 rules.
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from ..compiler.conflicts import merged, shadowed
 from ..compiler.overrides import Overrides
 from .plan import companions, plan
 
@@ -61,12 +62,16 @@ def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -
     labels = {s.group_id: s.group_label for s in ir.sources}
     groups = groups or plan(ir, target)
     sidecars = {e.imperative.id: companions(g, e) for g in groups for e in g.entries}
-    overrides = Overrides(**{k: v for k, v in ir.overrides.items() if k != "version"})
-    rules = [
-        overrides.apply(rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id)))
-        for imp in ir.imperatives
-        if "pass1" in imp.routes and not imp.shadowed_by
-    ]
+    overrides = Overrides.from_json(ir.overrides)
+    losers, settled = shadowed(ir), merged(ir)
+    rules = []
+    for imp in ir.imperatives:
+        if "pass1" in imp.routes and imp.id not in losers:
+            rule = rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id))
+            if imp.id in settled and settled[imp.id]["action"] != rule["action"]:
+                rule.update(settled[imp.id])
+                rule["distilled_action_reason"] += f"; action {imp.action} -> {rule['action']}: the strictest of a conflict (§10)"
+            rules.append(overrides.apply(rule))
     skipped = [
         {"file": s.file, "lines": s.lines, "quote": s.quote, "reason": s.reason, "marker_class": s.marker_class}
         for s in ir.skipped

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..compiler.ir import PolicyIR
+from ..compiler.conflicts import shadowed
 from ..compiler.overrides import Overrides
 from .cedar_lowering import TARGETS, Omitted, Policy, lower_imperative
 from .text import file_stem
@@ -61,10 +62,11 @@ def plan(ir: PolicyIR, cedar_target: str = "sondera-v1") -> list[Group]:
         group = groups.setdefault(source.group_id, Group(source.group_id, file_stem(source.group_id), [], source.scope))
         group.files.append(source.file)
         group.texts[source.file] = source.text
-    overrides = Overrides(**{k: v for k, v in ir.overrides.items() if k != "version"})
+    overrides = Overrides.from_json(ir.overrides)
+    losers = shadowed(ir)
     for imp in ir.imperatives:
         group = groups[imp.group_id]
-        if imp.shadowed_by or overrides.state(imp.id, imp.group_id):
+        if imp.id in losers or overrides.state(imp.id, imp.group_id):
             continue  # the conflict winner speaks for it; a removed or disabled rule is not a policy
         if "pass2" in imp.routes:
             cedar = lower_imperative(imp, target)

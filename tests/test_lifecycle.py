@@ -226,3 +226,15 @@ def test_sigkill_at_random_points_never_leaves_a_broken_file(tmp_path):
             seen.setdefault(path, set()).add(data)
     assert guard.read_text() == '{"rules": []}\n'
     assert len(seen[root / ".interlinked" / "distilled-rules.json"]) >= 2  # runs did complete, too
+
+
+def test_a_conflict_is_resolved_afresh_when_the_rival_goes(tmp_path, monkeypatch):
+    root = _project(tmp_path, {"AGENTS.override.md": "Avoid `git stash drop`.\n", "AGENTS.md": "Never run `git stash drop`.\n"})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    assert _doc(root)["rules"][0]["action"] == "block"
+    (root / "AGENTS.md").write_text("Never run `git clean -fdx`.\n")
+    assert main(["compile"]) == 0  # AGENTS.override.md is reused unchanged, and no longer raised
+    rules = {r["source"]["file"]: r for r in _doc(root)["rules"]}
+    assert (rules["AGENTS.override.md"]["action"], rules["AGENTS.override.md"]["severity"]) == ("ask", "medium")
+    assert _doc(root)["conflicts"] == []
