@@ -28,7 +28,6 @@ class Report:
     results: list[dict] = field(default_factory=list)  # one per event, in input order
     attempts: Counter = field(default_factory=Counter)  # rule id -> events it blocked, asked or warned on
     disagreements: list[dict] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
 
     @property
     def blocked(self) -> bool:
@@ -56,13 +55,24 @@ def read_events(path: Path) -> tuple[list[dict | None], list[str]]:
     return events, errors
 
 
-def load_rules(project: Project) -> list[dict]:
-    try:
-        doc = json.loads(project.rules().read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"no distilled rules in {project.out}; run `policyc compile` first") from None
+def load_rules(project: Project) -> tuple[list[dict], str]:
+    """The rules as the harness loads them (overrides applied), and the Cedar target of the run."""
+    doc = project.load_rules()
     overrides = overrides_file.load(project.overrides)
-    return [overrides.apply(r) for r in doc["rules"] if r["source"]["group_id"] not in overrides.removed_groups]
+    rules = [overrides.apply(r) for r in doc["rules"] if r["source"]["group_id"] not in overrides.removed_groups]
+    return rules, doc.get("cedar_target", "sondera-v1")
+
+
+def cedar_policies(project: Project, target: str) -> str:
+    """Sondera's policy set for the run: default-permit and every emitted `<group>.cedar`.
+
+    The comparison builds Sondera v1 requests (peers.md §4.3), so it needs v1 policies."""
+    if target != "sondera-v1":
+        raise UsageError(f"--cedar compares against Sondera v1 requests, but the policies target {target}; "
+                         "compile with --cedar-target sondera-v1 first")
+    folder = project.out / "policies"
+    files = sorted(p for p in folder.glob("*.cedar") if not p.name.endswith((".interlinked.cedar", ".local.cedar")))
+    return '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(p.read_text(encoding="utf-8") for p in files)
 
 
 def run(events: list[dict | None], rules: list[dict], gate: bool = True, cedar_policies: str | None = None) -> Report:
@@ -80,7 +90,7 @@ def run(events: list[dict | None], rules: list[dict], gate: bool = True, cedar_p
         decision = evaluator.evaluate(event)
         result = {"index": index, "decision": decision.decision, "rule_id": decision.rule_id, "warnings": decision.warnings}
         if decision.rule_id:
-            result["reason"], result["quote"] = decision.reason, quotes.get(decision.rule_id, "")
+            result["quote"] = quotes.get(decision.rule_id, "")
             report.attempts[decision.rule_id] += 1
         for rule_id in decision.warnings:
             report.attempts[rule_id] += 1

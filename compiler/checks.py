@@ -62,8 +62,11 @@ def node_problems(pairs: list[tuple[str, str]]) -> list[str] | None:
     node = shutil.which("node")
     if node is None or not pairs:
         return None if node is None else []
-    done = subprocess.run([node, "-e", _NODE_CHECK], input=json.dumps(pairs), capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(done.stdout)
+    try:
+        done = subprocess.run([node, "-e", _NODE_CHECK], input=json.dumps(pairs), capture_output=True, text=True, timeout=60, check=True)
+        return json.loads(done.stdout)
+    except (subprocess.SubprocessError, ValueError) as exc:
+        return [f"Node.js could not check the regexes: {exc}"] * len(pairs)
 
 
 def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -> list[tuple[str, str]]:

@@ -37,7 +37,7 @@ from .remote import fetch_https
 from .report import summary_data, summary_text
 from .targets import discover, expand
 
-CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
+CEDAR_TARGETS = tuple(name for name in TARGETS if name.startswith("sondera"))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
     common(rend, out_required=True)
     acc = sub.add_parser("accept", help="validate distilled-rules.review.json and promote it to distilled-rules.json")
-    acc.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
+    acc.add_argument("--cedar-target", choices=CEDAR_TARGETS, help="default: the target the review was compiled for")
     common(acc)
     common(sub.add_parser("list", help="rules per source group, or one group's rules")).add_argument("group", nargs="?")
     common(sub.add_parser("show", help="one rule's JSON with its source context")).add_argument("id")
@@ -114,7 +114,9 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
     schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")
-        files.pop(where.split("#", 1)[0], None)  # this Cedar file is not written
+        path = where.split("#", 1)[0]
+        files.pop(path, None)  # this Cedar file is not written,
+        (project.out / path).unlink(missing_ok=True)  # and last run's copy must not pass for it
     for path, text in files.items():
         write_atomic(project.out / path, text)
     return doc, failures, True
@@ -144,8 +146,8 @@ def _previous(project: Project) -> PolicyIR | None:
 def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, overrides) -> bool:
     """Nothing to do: the same sources, compiler, Cedar target and overrides, and the rules on disk."""
     try:
-        written = json.loads(project.rules().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        written = project.load_rules()
+    except UsageError:
         return False
     return (
         previous.distiller == distiller_name()
@@ -177,10 +179,10 @@ def _compile(args, fetcher=fetch_https) -> int:
     if args.targets and previous is not None:
         sources = merge_previous(previous, sources)
     if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
-        doc = json.loads(project.rules().read_text(encoding="utf-8"))
+        doc = project.load_rules()
         stderr("up to date: no source changed since the last run; nothing written")
         return _report(previous, doc, project.rules(), ([], True), args)
-    ir = compile_sources(sources, errors + [{"file": "-", "message": e} for e in targets.errors], previous, overrides)
+    ir = compile_sources(sources, errors, previous, overrides)
     ir.dropped = dropped
     for error in ir.errors:
         stderr(f"error: {error['message']}")
@@ -190,7 +192,8 @@ def _compile(args, fetcher=fetch_https) -> int:
         doc, failures, written = write_artifacts(ir, project, args.cedar_target, review)
     if project.fallback and args.format == "text" and written:
         stderr(project.fallback_note())
-    return _report(ir, doc, project.rules(review), (failures, written), args, review)
+    code = _report(ir, doc, project.rules(review), (failures, written), args, review)
+    return code or (1 if targets.errors else 0)  # a target that could not be read
 
 
 def _render(args) -> int:
@@ -216,6 +219,7 @@ def _accept(args) -> int:
     except ValueError as exc:
         stderr(f"error: {review_rules.name}: {exc}; not promoted")
         return 1
+    args.cedar_target = args.cedar_target or doc.get("cedar_target", "sondera-v1")
     failures = [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
     if failures:
         for failure in failures:
@@ -223,8 +227,12 @@ def _accept(args) -> int:
         stderr(f"{review_rules.name} not promoted; {project.rules().name} is unchanged")
         return 1
     with locked(project.out):
-        _, failures, _ = write_artifacts(ir, project, args.cedar_target)
-        write_atomic(project.rules(), review_rules.read_text(encoding="utf-8"))  # the reviewed file, as reviewed
+        _, failures, written = write_artifacts(ir, project, args.cedar_target)
+        if not written:
+            return _report(ir, doc, project.rules(), (failures, False), args)
+        reviewed = json.loads(review_rules.read_text(encoding="utf-8"))
+        reviewed["cedar_target"] = args.cedar_target  # the policies/ just written
+        write_atomic(project.rules(), json.dumps(reviewed, indent=2, ensure_ascii=False) + "\n")  # the file as reviewed
         review_rules.unlink()
         review_ir.unlink()
     return _report(ir, doc, project.rules(), (failures, True), args)
@@ -288,15 +296,11 @@ def _diff(args) -> int:
 
 def _check(args) -> int:
     project = open_project(args.root, args.out, warn=lambda m: None)
-    rules = check.load_rules(project)
+    rules, target = check.load_rules(project)
+    policies = check.cedar_policies(project, target) if args.cedar else None
     events, errors = check.read_events(Path(args.events))
     for error in errors:
         stderr(f"error: {error}")
-    policies = None
-    if args.cedar:
-        folder = project.out / "policies"
-        files = sorted(p for p in folder.glob("*.cedar") if not p.name.endswith((".interlinked.cedar", ".local.cedar")))
-        policies = '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(p.read_text(encoding="utf-8") for p in files)
     report = check.run(events, rules, gate=args.gate, cedar_policies=policies)
     if args.format == "json":
         for result in report.results:

@@ -51,7 +51,7 @@ def compile_revision(root: Path, revision: str) -> PolicyIR:
     names = _git(root, "ls-tree", "-r", "--name-only", revision).decode("utf-8", "replace").splitlines()
     sources, errors = [], []
     for name in sorted(names):
-        if name.rsplit("/", 1)[-1] in conventions.skip or conventions.match(name) is None:
+        if not conventions.is_rule_file(name):
             continue
         try:
             source = source_from_bytes(name, _git(root, "show", f"{revision}:{name}"))
@@ -121,7 +121,7 @@ def _weakens(old: Imperative, new: Imperative, fields: dict) -> list[str]:
         reasons.append("fewer tools")
     if "patterns" in fields and not _covers(new, old):
         reasons.append("the new trigger does not cover the old one")
-    if "scope" in fields and any(new.scope.get(k) != v for k, v in new.scope.items()):
+    if "scope" in fields and any(old.scope.get(k) != v for k, v in new.scope.items()):
         reasons.append("scope added or changed")
     return reasons
 

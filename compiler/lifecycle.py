@@ -71,12 +71,7 @@ def _closest(name: str, candidates: list[str]) -> str:
 
 
 def load_state(project: Project) -> State:
-    try:
-        doc = json.loads(project.rules().read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"no distilled rules in {project.out}; run `policyc compile` first") from None
-    except ValueError as exc:
-        raise UsageError(f"{project.rules()}: {exc}") from None
+    doc = project.load_rules()
     try:
         ir = load_ir(project.ir(), validate=False) if project.ir().is_file() else None
     except ValueError:

@@ -140,6 +140,7 @@ def merge_previous(previous: PolicyIR, sources: list[Source]) -> list[Source]:
     for old in previous.sources:
         if old.file not in named:
             source = source_from_bytes(old.file, old.text.encode("utf-8"), group_id=old.group_id if not old.group_id.startswith(("local:", "skill:")) else "")
+            source.precedence = old.precedence  # a home global keeps its low rank
             kept.append(source)
     return sources + kept
 

@@ -38,6 +38,16 @@ class Project:
     def overrides(self) -> Path:
         return self.out / "distilled-rules.overrides.json"
 
+    def load_rules(self, review: bool = False) -> dict:
+        """distilled-rules.json (or the review file) as a dict; UsageError when missing or broken."""
+        path = self.rules(review)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"no {path.name} in {self.out}; run `policyc compile{' --review' if review else ''}` first") from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path}: {exc}") from None
+
     def fallback_note(self) -> str:
         return FALLBACK_MESSAGE.format(path=self.rules())
 

@@ -83,5 +83,5 @@ def summary_text(data: dict) -> str:
         rows += ["", "Top distilled rules:"]
         width = max(len(r["id"]) for r in data["top_rules"])
         for rule in data["top_rules"]:
-            rows.append(f"  {_ICONS[rule['action']]} {rule['id']:<{width}}  {rule['where']}  {_LABELS[rule['action']]}")
+            rows.append(f"  {_ICONS.get(rule['action'], '·')} {rule['id']:<{width}}  {rule['where']}  {_LABELS.get(rule['action'], rule['action'])}")
     return "\n".join(rows) + "\n"

@@ -40,6 +40,11 @@ class Conventions:
     ignore_dirs: frozenset[str]
     roles: frozenset[str]
 
+    def is_rule_file(self, rel_path: str) -> bool:
+        """Whether a project walk compiles this root-relative path (§2a, §2d, ignored folders)."""
+        *folders, name = rel_path.split("/")
+        return not set(folders) & self.ignore_dirs and name not in self.skip and self.match(rel_path) is not None
+
     def match(self, rel_path: str) -> Convention | None:
         for pattern, convention in self.table:
             if "/" in pattern:
@@ -231,9 +236,9 @@ def _derive_scope(source: Source) -> None:
         folder = source.file.rsplit("/", 1)[0] if "/" in source.file else ""
         if folder and source.convention.name in _SUBTREE_CONVENTIONS and not folder.startswith("."):
             source.subtree = folder
-    if parts := source.file.split("/"):
-        if len(parts) >= 2 and parts[-2] == "model-overlays":
-            source.scope["overlay"] = name.rsplit(".", 1)[0]
+    parts = source.file.split("/")
+    if len(parts) >= 2 and parts[-2] == "model-overlays":
+        source.scope["overlay"] = name.rsplit(".", 1)[0]
     always = fm.get("alwaysApply") is True or str(fm.get("trigger", "")).strip() == "always_on"
     globs = _as_globs(fm.get("applyTo")) or _as_globs(fm.get("globs")) or _as_globs(fm.get("paths"))
     if globs and not always and "**" not in globs and "**/*" not in globs:

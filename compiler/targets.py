@@ -52,12 +52,12 @@ def _walk(folder: Path, keep) -> list[Path]:
 def discover(root: Path, home: Path | None = None) -> Targets:
     """Every rule file of a known convention under root, and the globals under home."""
     conventions = load_conventions()
-    found = _walk(root, lambda rel: conventions.match(rel) is not None)
+    found = _walk(root, conventions.is_rule_file)
     targets = Targets(paths=[p for p in found if p.resolve().is_relative_to(root)])
     if home and home.is_dir() and not root.is_relative_to(home / ".codex"):
         for folder in HOME_FOLDERS:
             if (home / folder).is_dir():
-                targets.home += _walk(home / folder, lambda rel, f=folder: conventions.match(f"{f}/{rel}") is not None)
+                targets.home += _walk(home / folder, lambda rel, f=folder: conventions.is_rule_file(f"{f}/{rel}"))
     _progress(len(targets.paths) + len(targets.home))
     return targets
 
