@@ -38,7 +38,6 @@ class Block(NamedTuple):
     end: int
     lines: tuple[str, ...]  # raw source lines of the span
     depth: int = 0  # list nesting depth for items, heading level for headings
-    info: str = ""  # fence info string for code blocks
 
     @property
     def text(self) -> str:
@@ -140,14 +139,13 @@ class _ToBlocks(Transformer):
     """Turn the LALR parse of line tokens into Block objects."""
 
     @staticmethod
-    def _make(kind: str, tokens: list[Token], depth: int | None = None, info: str = "") -> Block:
+    def _make(kind: str, tokens: list[Token], depth: int | None = None) -> Block:
         return Block(
             kind=kind,
             start=tokens[0].line,
             end=tokens[-1].line + len(tokens[-1].lines) - 1,
             lines=tuple(tokens[0].lines) if len(tokens) == 1 else tuple(line for t in tokens for line in t.lines),
             depth=tokens[0].depth if depth is None else depth,
-            info=info,
         )
 
     def start(self, children):
@@ -177,8 +175,7 @@ class _ToBlocks(Transformer):
         return self._make("item", tokens)
 
     def fence(self, tokens):
-        opener = _FENCE.match(tokens[0])
-        return self._make("code", tokens, info=opener.group(3).strip() if opener else "")
+        return self._make("code", tokens)
 
     def indented_code(self, tokens):
         return self._make("code", tokens)

@@ -65,7 +65,6 @@ class Unit:
     block: Block
     text: str  # same length per line as the source lines, markup blanked out
     inherited: _Lead | None = None
-    literal: bool = False  # a fenced line: the whole line is the object
 
 
 def _blank_prefix(line: str) -> str:
@@ -213,7 +212,7 @@ class Extractor:
             command = line.strip()
             if not command or _COMMENT_LINE.match(command) or block.start + offset == block.end and command.startswith(("```", "~~~")):
                 continue
-            unit = Unit(block, "\n".join(block.lines), inherited=lead, literal=True)
+            unit = Unit(block, "\n".join(block.lines), inherited=lead)
             start = sum(len(x) + 1 for x in block.lines[:offset]) + line.index(command)
             self._imperative_from(unit, None, start, start + len(command), [], lead.marker,
                                   [{"kind": "code", "text": command}])

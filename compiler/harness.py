@@ -153,10 +153,10 @@ def required_literal(regex: str) -> str:
             continue
         if op is C.MAX_REPEAT and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is C.LITERAL:
             run.append(chr(av[2][0][1]))  # `a+` holds at least one `a`
+        if op is C.AT or op is C.ASSERT_NOT or op is C.ASSERT:
+            continue  # zero-width: the literals either side stay adjacent
         best = max(best, "".join(run), key=len)
         run = []
-        if op is C.AT or op is C.ASSERT_NOT or op is C.ASSERT:
-            continue
     best = max(best, "".join(run), key=len)
     return best.lower() if len(best) >= 2 else ""
 

@@ -11,7 +11,6 @@ import json
 from dataclasses import asdict, dataclass, field
 
 IR_VERSION = "1.1"
-PASSES = ("pass1", "pass2", "pass3")
 
 
 @dataclass(slots=True)
@@ -43,7 +42,7 @@ class Imperative:
     clause: dict
     trigger: dict | None
     scope: dict  # active_when
-    routes: list[str]  # subset of PASSES, in order
+    routes: list[str]  # "pass1" | "pass2" | "pass3", in order
     action: str  # block | ask | warn (Pass 1); block | warn for Pass 2 only
     severity: str
     confidence: float

@@ -52,14 +52,13 @@ class LockError(Exception):
 
 
 @contextmanager
-def locked(folder: Path, wait_seconds: float | None = None):
+def locked(folder: Path):
     """Hold `<folder>/.policyc.lock` while writing; a second process waits, then fails with a message.
 
     The wait is POLICYC_LOCK_TIMEOUT seconds (default 10). Holding the lock,
     temporary files a killed run left behind are removed.
     """
-    if wait_seconds is None:
-        wait_seconds = float(os.environ.get("POLICYC_LOCK_TIMEOUT", "10"))
+    wait_seconds = float(os.environ.get("POLICYC_LOCK_TIMEOUT", "10"))
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / ".policyc.lock", os.O_CREAT | os.O_RDWR, 0o644)
     try:

@@ -65,7 +65,7 @@ def load_lexicon() -> Lexicon:
 
 @dataclass(slots=True)
 class Trigger:
-    kind: str  # command | path | content | mcp | prose:<lexicon id>
+    kind: str  # command | required-form | path | content | mcp | omp-condition | prose:<lexicon id>
     tool_match: list[str]
     patterns: list[dict]
     keywords: list[str] = field(default_factory=list)

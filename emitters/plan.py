@@ -43,10 +43,6 @@ class Group:
         return f"{POLICIES_DIR}/{self.stem}.{kind}"
 
     @property
-    def has_cedar(self) -> bool:
-        return any(isinstance(e.cedar, list) for e in self.entries)
-
-    @property
     def has_interlinked(self) -> bool:
         return any(e.interlinked for e in self.entries)
 

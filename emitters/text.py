@@ -12,7 +12,8 @@ import re
 from ..compiler.ids import group_stem
 
 _TOOL_WORDS = {"command": "runs a shell command", "path": "writes or edits a file", "content": "writes file content",
-               "mcp": "calls the tool", "family": "runs a shell command"}
+               "mcp": "calls the tool",
+               "required-form": "runs a shell command"}
 
 
 def file_stem(group_id: str) -> str:
@@ -62,7 +63,7 @@ def lines_label(lines: list[int]) -> str:
 def trigger_signal(imp) -> str:
     """What the Tier 2 gate looks for in one tool call plus the trajectory."""
     trigger = imp.trigger
-    roles = imp.applies_to_roles or ([imp.context["role"]] if imp.context.get("role") else [])
+    roles = imp.applies_to_roles
     role = f" when the acting agent's role is {roles[0]}" if roles else ""
     if imp.sequence:
         requires = " or ".join(md_code(c) for c in imp.sequence["requires"])
