@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import json
 
-from .ir import Imperative, PolicyIR
+from .ir import STRICTNESS, Imperative, PolicyIR
 from .triggers import load_lexicon
 
-STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 
 
 def _key(imp: Imperative) -> tuple:

@@ -14,12 +14,11 @@ import difflib
 import subprocess
 from pathlib import Path
 
-from .ir import Imperative, PolicyIR
+from .ir import STRICTNESS, Imperative, PolicyIR
 from .pipeline import compile_sources
 from .project import UsageError, load_ir
 from .sources import SourceError, load_conventions, skip_reason, source_from_bytes
 
-STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 FIELDS = ("action", "severity", "tool_match", "patterns", "scope", "quote", "file", "lines")
 _SIMILAR = 0.6
 

@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field
 
 IR_VERSION = "1.1"
+# How much each action stops the agent: picks conflict winners and spots weakening.
+STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 
 
 @dataclass(slots=True)

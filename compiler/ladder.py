@@ -9,6 +9,7 @@ from functools import lru_cache
 import yaml
 
 from ..grammar import read as read_grammar
+from .regexes import any_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,7 @@ def _trie_regex(phrases: list[str]) -> str:
         branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
         if not branches:
             return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        body = any_of(branches)
         return f"(?:{body})?" if ends else body
 
     return pattern(trie)

@@ -23,6 +23,11 @@ COMMAND_START = r"(?:^|[;&|(]\s*)"
 _PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.{3}|…|\$\{?\w+\}?|\{[^}]*\}|\[[^\]]*\])$")
 
 
+def any_of(alternatives: list[str]) -> str:
+    """One regex matching any of the alternatives (a group only when there are several)."""
+    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+
+
 def js_escape(text: str) -> str:
     return "".join("\\" + c if c in _JS_SPECIAL else c for c in text)
 
@@ -50,8 +55,7 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         body = r"\s+".join(parts) + (r"(?![\w-])" if _ends_in_word(tokens[-1]) else "")
         if body not in alternatives:
             alternatives.append(body)
-    inner = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
-    return COMMAND_START + inner
+    return COMMAND_START + any_of(alternatives)
 
 
 def missing_flags_regex(command: str) -> str | None:
@@ -94,7 +98,7 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
         start = r"\b" if ident[:1].isalnum() or ident[:1] == "_" else ""
         end = r"\(" if call else (r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else "")
         alternatives.append(start + body + end)
-    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+    return any_of(alternatives)
 
 
 def glob_to_regex(glob: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from ..grammar import read as read_grammar
-from .regexes import glob_to_regex
+from .regexes import any_of, glob_to_regex
 
 MAX_BYTES = 2 * 1024 * 1024
 # libyaml's safe loader when PyYAML was built with it; same results, several times faster
@@ -243,7 +243,7 @@ def _derive_scope(source: Source) -> None:
     globs = _as_globs(fm.get("applyTo")) or _as_globs(fm.get("globs")) or _as_globs(fm.get("paths"))
     if globs and not always and "**" not in globs and "**/*" not in globs:
         regexes = [glob_to_regex(g) for g in globs]
-        source.scope["file_scope"] = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+        source.scope["file_scope"] = any_of(regexes)
     role = ""
     if name.endswith(".prompt") or name.endswith(".agent.md"):
         role = name.split(".", 1)[0]

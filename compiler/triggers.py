@@ -15,7 +15,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
-from .regexes import command_regex, glob_to_regex, identifier_regex, missing_flags_regex
+from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
@@ -158,7 +158,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
             trigger.suggestion = _suggestion(clause)
             if clause.file_scope and kind in ("path", "content"):
                 regexes = [glob_to_regex(g) for g in clause.file_scope]
-                trigger.file_scope = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+                trigger.file_scope = any_of(regexes)
             return trigger
     return _prose_trigger(clause, lex)
 
@@ -221,7 +221,7 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
                        summary=_slug_words(texts), interpreted=interpreted, values=texts)
     if kind == "path":
         regexes = [glob_to_regex(t) for t in texts]
-        regex = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+        regex = any_of(regexes)
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["path_fields"]]
         return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
                        interpreted=interpreted, values=texts)
@@ -312,5 +312,5 @@ def omp_trigger(frontmatter: dict, lex: Lexicon | None = None) -> tuple[Trigger 
     scope = ""
     if globs:
         regexes = [glob_to_regex(g) for g in globs]
-        scope = regexes[0] if len(regexes) == 1 else "(?:" + "|".join(regexes) + ")"
+        scope = any_of(regexes)
     return Trigger("omp-condition", tools, patterns, summary="condition", values=conditions, file_scope=scope), ""
