@@ -7,7 +7,20 @@ WebFetch. Other tools have no v1 action and get no request.
 
 from __future__ import annotations
 
-_FILE_ACTIONS = {"Write": "Write", "Edit": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit", "Read": "Read", "Glob": "Read", "Grep": "Read"}
+# Claude tool name -> Sondera action (peers.md §4.2). apply_patch and other
+# runners' tools have no Sondera action; deletes arrive as shell commands.
+TOOL_ACTIONS = {
+    "Bash": "ShellCommand",
+    "Shell": "ShellCommand",
+    "Write": "FileWrite",
+    "Edit": "FileEdit",
+    "MultiEdit": "FileEdit",
+    "NotebookEdit": "FileEdit",
+    "Read": "FileRead",
+    "Glob": "FileRead",
+    "Grep": "FileRead",
+    "WebFetch": "WebFetch",
+}
 
 
 def request(event: dict) -> dict | None:
@@ -21,20 +34,35 @@ def request(event: dict) -> dict | None:
         "label": {"__entity": {"type": "Label", "id": "Public"}},
     }
     principal = 'Agent::"claude-user"'
-    trajectory = f'Trajectory::"{event.get("session_id") or "session"}"'
-    if tool in ("Bash", "Shell"):
+    trajectory = f'Trajectory::{cedar_string(event.get("session_id") or "session")}'
+    action = TOOL_ACTIONS.get(tool, "")
+    if action == "ShellCommand":
         return {"principal": principal, "action": 'Action::"ShellCommand"', "resource": trajectory,
                 "context": {**shared, "command": str(tool_input.get("command") or ""), "working_dir": cwd}}
-    if tool in _FILE_ACTIONS:
+    if action.startswith("File"):
         path = str(tool_input.get("file_path") or tool_input.get("path") or tool_input.get("notebook_path") or cwd)
-        operation = _FILE_ACTIONS[tool]
-        return {"principal": principal, "action": f'Action::"File{operation}"', "resource": f"File::{_quoted(path)}",
-                "context": {**shared, "path": path, "operation": operation}}
-    if tool == "WebFetch":
+        return {"principal": principal, "action": f'Action::"{action}"', "resource": f"File::{cedar_string(path)}",
+                "context": {**shared, "path": path, "operation": action.removeprefix("File")}}
+    if action == "WebFetch":
         return {"principal": principal, "action": 'Action::"WebFetch"', "resource": trajectory,
                 "context": {**shared, "url": str(tool_input.get("url") or ""), "prompt": str(tool_input.get("prompt") or "")}}
     return None
 
 
-def _quoted(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def cedar_string(text: str) -> str:
+    """A Cedar string literal: quotes, backslashes and control characters escaped."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\r":
+            out.append("\\r")
+        elif char == "\t":
+            out.append("\\t")
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{{{ord(char):x}}}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'

@@ -12,22 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..compiler.sondera import TOOL_ACTIONS, cedar_string
 from .like import Unsupported, lower
 
-# Claude tool name -> Sondera action (peers.md §4.2). apply_patch and other
-# runners' tools have no Sondera action; deletes arrive as shell commands.
-TOOL_ACTIONS = {
-    "Bash": "ShellCommand",
-    "Shell": "ShellCommand",
-    "Write": "FileWrite",
-    "Edit": "FileEdit",
-    "MultiEdit": "FileEdit",
-    "NotebookEdit": "FileEdit",
-    "Read": "FileRead",
-    "Glob": "FileRead",
-    "Grep": "FileRead",
-    "WebFetch": "WebFetch",
-}
 ACTION_ORDER = ["ShellCommand", "FileRead", "FileWrite", "FileEdit", "FileDelete", "WebFetch", "PreToolUse"]
 _FIELD_ATTRS = {"command": "command", "file_path": "path", "notebook_path": "path", "url": "url"}
 _ACTION_FIELDS = {"ShellCommand": {"command"}, "WebFetch": {"url"}}
@@ -69,25 +56,6 @@ class Policy:
 class Omitted:
     reason: str
     extension: bool = False  # the interlinked flavour can express it
-
-
-def cedar_string(text: str) -> str:
-    """A Cedar string literal: quotes, backslashes and control characters escaped."""
-    out = []
-    for char in text:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\t":
-            out.append("\\t")
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{{{ord(char):x}}}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
 
 
 @lru_cache(maxsize=4096)

@@ -6,8 +6,8 @@ from functools import lru_cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from ..compiler.sondera import cedar_string
 from . import text
-from .cedar_lowering import cedar_string
 
 
 @lru_cache(maxsize=1)
