@@ -15,6 +15,11 @@ IR_VERSION = "1.1"
 STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 
 
+def lines_label(lines: list[int]) -> str:
+    """[4, 4] -> "4"; [4, 6] -> "4-6"."""
+    return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
+
+
 @dataclass(slots=True)
 class SourceIR:
     group_id: str

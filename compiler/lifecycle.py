@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import overrides as overrides_file
 from .conflicts import shadowed
-from .ir import PolicyIR
+from .ir import PolicyIR, lines_label
 from .output import locked
 from .project import Project, UsageError, load_ir
 
@@ -59,10 +59,6 @@ class State:
         if state:
             return state
         return "dormant-scope" if "skill" in imp.scope else ""
-
-
-def _where(file: str, lines: list[int]) -> str:
-    return f"{file}:{lines[0]}" if lines[0] == lines[1] else f"{file}:{lines[0]}-{lines[1]}"
 
 
 def _closest(name: str, candidates: list[str]) -> str:
@@ -110,7 +106,7 @@ def list_group(state: State, group_id: str) -> dict:
             "id": imp.id,
             "action": rule["action"] if rule else imp.action,
             "severity": rule["severity"] if rule else imp.severity,
-            "source": _where(imp.file, imp.lines),
+            "source": f"{imp.file}:{lines_label(imp.lines)}",
             "quote": imp.quote,
             "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.trigger['tool_match'])}], "
                        f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.trigger['patterns'])}]",
@@ -120,7 +116,7 @@ def list_group(state: State, group_id: str) -> dict:
         })
     if state.ir is None:  # no IR: what the rules file alone says
         entries = [{"id": r["id"], "action": r["action"], "severity": r["severity"],
-                    "source": _where(r["source"]["file"], r["source"]["lines"]),
+                    "source": f"{r['source']['file']}:{lines_label(r['source']['lines'])}",
                     "quote": r["source"]["quote"], "trigger": "", "lexical": r["source"]["lexical_marker"],
                     "inactive": state.overrides.state(r["id"], group_id), "shadowed_by": ""}
                    for r in doc_rules.values() if r["source"]["group_id"] == group_id]

@@ -8,16 +8,12 @@ imperatives are Pass 1 rules.
 
 from __future__ import annotations
 
-from ..compiler.ir import PolicyIR
+from ..compiler.ir import PolicyIR, lines_label
 from ..compiler.conflicts import merged, shadowed
 from ..compiler.overrides import Overrides
 from .plan import companions, plan
 
 CATEGORY = "distilled-from-md"
-
-
-def _lines(lines: list[int]) -> str:
-    return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
 
 
 def rule_from(imp, label: str, companion: dict | None = None) -> dict:
@@ -29,7 +25,7 @@ def rule_from(imp, label: str, companion: dict | None = None) -> dict:
         "tool_match": trigger["tool_match"],
         "action": imp.action,
         "patterns": trigger["patterns"],
-        "reason": f'{imp.file}:{_lines(imp.lines)} — "{imp.quote}"',
+        "reason": f'{imp.file}:{lines_label(imp.lines)} — "{imp.quote}"',
     }
     if imp.suggestion:
         rule["suggestion"] = imp.suggestion

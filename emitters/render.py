@@ -6,6 +6,7 @@ from functools import lru_cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from ..compiler.ir import lines_label
 from ..compiler.sondera import cedar_string
 from . import text
 
@@ -26,7 +27,7 @@ def environment() -> Environment:
         md=text.md_text,
         fence=text.md_fence,
         one_line=text.one_line,
-        lines=text.lines_label,
+        lines=lines_label,
     )
     return env
 

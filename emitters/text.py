@@ -56,10 +56,6 @@ def md_fence(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
 
 
-def lines_label(lines: list[int]) -> str:
-    return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
-
-
 def trigger_signal(imp) -> str:
     """What the Tier 2 gate looks for in one tool call plus the trajectory."""
     trigger = imp.trigger
