@@ -99,12 +99,16 @@ class PolicyIR:
     warnings: list[str] = field(default_factory=list)
     ir_version: str = IR_VERSION
 
-    def stats(self) -> dict:
-        by_action = {a: sum(1 for i in self.imperatives if "pass1" in i.routes and i.action == a) for a in ("block", "ask", "warn")}
-        skipped_by = {}
+    def skip_counts(self) -> dict[str, int]:
+        """`skipped_<class>` -> how many skipped statements have that marker class, sorted by key."""
+        counts: dict[str, int] = {}
         for s in self.skipped:
             key = "skipped_" + s.marker_class.removeprefix("skip-").replace("-", "_")
-            skipped_by[key] = skipped_by.get(key, 0) + 1
+            counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def stats(self) -> dict:
+        by_action = {a: sum(1 for i in self.imperatives if "pass1" in i.routes and i.action == a) for a in ("block", "ask", "warn")}
         return {
             "files_scanned": len(self.sources) + len(self.errors),
             "files_failed": len(self.errors),
@@ -115,7 +119,7 @@ class PolicyIR:
             "pass2_policies": sum(1 for i in self.imperatives if "pass2" in i.routes),
             "pass2_only": sum(1 for i in self.imperatives if i.routes == ["pass2"]),
             "pass3_prose": sum(1 for i in self.imperatives if "pass3" in i.routes) + len(self.prose),
-            **dict(sorted(skipped_by.items())),
+            **self.skip_counts(),
             "skipped": len(self.skipped),
             "conflicts": len(self.conflicts),
             "removed": len(self.removed),

@@ -50,7 +50,7 @@ def _passes(passes: dict) -> list[str]:
         f"    ├── Sondera-compat .cedar {passes['cedar']} (translates to vanilla Cedar)",
         f"    └── Interlinked .cedar    {passes['interlinked']} (requires schema extensions)",
         f"  Pass 3 — prose for review  {passes['pass3']} (definitions / principles for Tier 3)",
-        f"  Skipped                    {passes['skipped']} (hedged / not imperative / role)",
+        f"  Skipped                    {passes['skipped']} (hedged / not imperative)",
     ]
 
 
@@ -73,7 +73,6 @@ def summary_text(data: dict) -> str:
         "Skipped:",
         f"  hedged               {skipped.get('hedged', 0)}",
         f"  not an instruction   {skipped.get('no_imperative', 0)}",
-        f"  role unmodellable    {skipped.get('role_unmodellable', 0)}",
         f"Conflicts              {data['conflicts']}",
         f"Removed                {data['removed']}",
         "",

@@ -73,10 +73,6 @@ def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -
         for s in ir.skipped
     ]
     counts = {a: sum(1 for r in rules if r["action"] == a) for a in ("block", "ask", "warn")}
-    skip_counts: dict[str, int] = {}
-    for s in ir.skipped:
-        key = "skipped_" + s.marker_class.removeprefix("skip-").replace("-", "_")
-        skip_counts[key] = skip_counts.get(key, 0) + 1
     return {
         "version": 1,
         "distilled_at": ir.distilled_at,
@@ -100,7 +96,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -
             "cedar_policies": sum(1 for g in groups for e in g.entries if isinstance(e.cedar, list)),
             "interlinked_policies": sum(1 for g in groups for e in g.entries if e.interlinked),
             "prose_entries": sum(len(g.prose) + len(g.principles) for g in groups),
-            **dict(sorted(skip_counts.items())),
+            **ir.skip_counts(),
             "skipped": len(skipped),
             "conflicts": len(ir.conflicts),
             "removed": len(ir.removed),
