@@ -297,23 +297,25 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         if trigger.interpreted or marker.index < 0:
             confidence = 0.7
         confidence = round(confidence - 0.05 * max(0, len(scope) - 1), 2)
-        routes = ["pass1", "pass2"]
+        routes, cause = ["pass1", "pass2"], ""
         reasons.append(f"{via} -> action={action} per §5 ({cls.name}); trigger {trigger.kind}")
         if confidence < 0.7 and action != "warn":
             reasons.append(f"confidence {confidence} < 0.7 -> advisory per §7")
             action, severity = "warn", "low"
         if not role_ok:
-            routes = ["pass2"]
+            routes, cause = ["pass2"], "the harness cannot scope rules to this agent role (§7)"
             reasons.append(f"role '{source.role}' cannot be modelled by the harness -> Pass 2 only (§7)")
         if "file_scope" in scope and not set(trigger.tool_match) & _PATH_TOOLS:
             # the harness tests file_scope against file_path: a shell or MCP call has none,
             # so the rule would stay dormant forever; skip rather than mis-scope (§7)
-            routes = ["pass2"]
+            routes, cause = ["pass2"], "its source is scoped to files, and a shell or tool call carries no file path"
             reasons.append("its source is scoped to files, which a shell or tool call does not carry -> Pass 2 only")
     else:
         confidence = 0.7
         routes = ["pass2"]
+        cause = "no concrete trigger a regex can check: intent, quality or process"
         if clause.sequence:
+            cause = "sequential precondition: the harness keeps no session state for it (§6 ‡)"
             reasons.append(f"{via}: sequential precondition ('{clause.sequence}') -> Pass 2 (§6 ‡, §15.7)")
         else:
             reasons.append(f"{via}: no concrete trigger -> Pass 2 (§6, §15.1)")
@@ -338,4 +340,5 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         suggestion=trigger.suggestion if trigger else "",
         context=context,
         applies_to_roles=[source.role] if source.role and role_ok else [],
+        pass2_cause=cause,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-IR_VERSION = "1.1"
+IR_VERSION = "1.2"  # 1.2 added Imperative.pass2_cause
 # How much each action stops the agent: picks conflict winners and spots weakening.
 STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 
@@ -58,6 +58,7 @@ class Imperative:
     context: dict = field(default_factory=dict)  # heading and lead line the rule inherits from
     applies_to_roles: list[str] = field(default_factory=list)
     sequence: dict | None = None  # "always X before Y": {"event", "regex", "requires"}
+    pass2_cause: str = ""  # why the rule is not a deterministic one, in words for the policy gate
 
 
 @dataclass(slots=True)

@@ -61,6 +61,7 @@ def _vet(imperative) -> None:
         if problems:
             imperative.routes = [r for r in imperative.routes if r != "pass1"]
             imperative.reasons.append(f"Pass 1 dropped: pattern {pattern['regex']!r} {problems[0]}")
+            imperative.pass2_cause = f"its pattern cannot load in the harness ({problems[0]})"
             return
 
 

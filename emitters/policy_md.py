@@ -21,18 +21,6 @@ def _scope(scope: dict, roles: list[str]) -> str:
     return "; ".join(parts) or "always"
 
 
-def _rationale(imp) -> str:
-    if "pass1" in imp.routes:
-        return "mirror of the deterministic rule, so the gate sees it with the trajectory"
-    if imp.sequence or imp.clause.get("sequence"):
-        return "sequential precondition: the harness keeps no session state for it (§6 ‡)"
-    if any("role" in reason for reason in imp.reasons):
-        return "the harness cannot scope rules to this agent role (§7)"
-    if imp.trigger is not None:
-        return "its trigger cannot load in the harness (" + imp.reasons[-1].split(": ", 1)[-1] + ")"
-    return "no concrete trigger a regex can check: intent, quality or process"
-
-
 def _cedar_companion(group: Group, entry) -> str:
     if isinstance(entry.cedar, list):
         return f"{md_code(group.stem + '.cedar#' + entry.imperative.id)}"
@@ -51,7 +39,6 @@ def render_group(group: Group, generated_at: str) -> str:
         titles={i.id: title(i) for i in imps},
         scopes={i.id: _scope(i.scope, i.applies_to_roles) for i in imps},
         signals={i.id: trigger_signal(i) for i in imps},
-        rationales={i.id: _rationale(i) for i in imps},
         cedar_companions={e.imperative.id: _cedar_companion(group, e) for e in group.entries},
         remediations={i.id: md_code(i.suggestion) if i.suggestion else "follow the source: " + md_code(i.quote) for i in imps},
     )

@@ -117,6 +117,17 @@ def test_skip_list_and_nested_agents(tmp_path):
     assert shell_rule.scope == {}  # the harness cannot scope a shell command to a folder
 
 
+def test_glob_scoped_shell_rules_go_to_pass2_with_their_cause(tmp_path):
+    root = _project(tmp_path, {".cursor/rules/py.mdc": "---\nglobs: \"*.py\"\n---\nNever run `pip install` directly.\n"})
+    ir = compile_paths(discover(root).paths, root)
+    (rule,) = ir.imperatives
+    assert rule.routes == ["pass2"]
+    assert rule.pass2_cause == "its source is scoped to files, and a shell or tool call carries no file path"
+    cli.main(["compile", "--root", str(root)])
+    policy = (root / ".interlinked" / "policies" / "local-cursor-rules-py-mdc.policy.md").read_text()
+    assert "- **rationale**: its source is scoped to files" in policy
+
+
 # --- incremental and subset runs (§3) ---
 
 def test_unchanged_files_are_not_extracted_again(tmp_path, monkeypatch):
