@@ -148,7 +148,7 @@ class Extractor:
                 lead = None
             elif block.kind == "code":
                 if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote):
-                    self._fenced_list(block, lead)
+                    self._fenced_list(block, lead, headings)
                 lead = None
             else:
                 if headings and headings[-1][3] and block.kind != "html":
@@ -207,7 +207,7 @@ class Extractor:
             imperative.reasons.append(why_not)
         self.imperatives.append(imperative)
 
-    def _fenced_list(self, block: Block, lead: _Lead) -> None:
+    def _fenced_list(self, block: Block, lead: _Lead, headings) -> None:
         for offset, line in enumerate(block.lines[1:-1] if len(block.lines) > 1 else (), start=1):
             command = line.strip()
             if not command or _COMMENT_LINE.match(command) or block.start + offset == block.end and command.startswith(("```", "~~~")):
@@ -215,7 +215,7 @@ class Extractor:
             unit = Unit(block, "\n".join(block.lines), inherited=lead)
             start = sum(len(x) + 1 for x in block.lines[:offset]) + line.index(command)
             self._imperative_from(unit, None, start, start + len(command), [], lead.marker,
-                                  [{"kind": "code", "text": command}])
+                                  [{"kind": "code", "text": command}], headings)
 
     def _read_unit(self, unit: Unit, headings) -> _Lead | None:
         """Read every sentence of a unit; return a lead marker if the unit introduces a list."""
