@@ -32,12 +32,15 @@ class Entry:
 class Group:
     group_id: str
     stem: str
-    files: list[str]
     scope: dict
     entries: list[Entry] = field(default_factory=list)
     prose: list = field(default_factory=list)  # Pass 3 blocks
     principles: list = field(default_factory=list)  # Pass 3 imperatives
-    texts: dict[str, str] = field(default_factory=dict)  # file -> verbatim source
+    texts: dict[str, str] = field(default_factory=dict)  # file -> verbatim source, in source order
+
+    @property
+    def files(self) -> list[str]:
+        return list(self.texts)
 
     def path(self, kind: str) -> str:
         return f"{POLICIES_DIR}/{self.stem}.{kind}"
@@ -55,8 +58,7 @@ def plan(ir: PolicyIR, cedar_target: str = "sondera-v1") -> list[Group]:
     target, extended = TARGETS[cedar_target], TARGETS["interlinked"]
     groups: dict[str, Group] = {}
     for source in ir.sources:
-        group = groups.setdefault(source.group_id, Group(source.group_id, file_stem(source.group_id), [], source.scope))
-        group.files.append(source.file)
+        group = groups.setdefault(source.group_id, Group(source.group_id, file_stem(source.group_id), source.scope))
         group.texts[source.file] = source.text
     overrides = Overrides.from_json(ir.overrides)
     losers = shadowed(ir)
