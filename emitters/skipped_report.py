@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from ..compiler.ir import PolicyIR
@@ -9,16 +10,11 @@ from .plan import POLICIES_DIR
 from .render import render
 from .text import md_code
 
-import re
-
 _QUESTION = re.compile(r"^(?:should|can|may|could|would|do|does|must)\s+(?:you|we|i|the agent)\s+(?:ever\s+)?", re.IGNORECASE)
+# The two skip classes the compiler produces (everything else goes to Pass 2 with its cause).
 _REWRITES = {
     "skip-hedged": "the hedge ({marker}) goes and the sentence names what to check",
     "skip-no-imperative": "it is written as an instruction, not a question or a description",
-    "skip-no-trigger": "it names a concrete command, path or tool in backticks",
-    "skip-role-unmodellable": "the rule applies to every agent, or the harness gains the role {marker}",
-    "skip-out-of-scope": "it moves to a rule file the harness can scope",
-    "skip-abstract-trigger": "it names a concrete command, path or tool in backticks",
 }
 
 
@@ -35,7 +31,7 @@ def rewrite(item) -> str:
         rest = _QUESTION.sub("", quote).rstrip("?").strip()
         strength = "Never" if re.search(r"\bever\b", quote, re.IGNORECASE) else "Always"
         return md_code(f"{strength} {rest}.")
-    return _REWRITES.get(item.marker_class, _REWRITES["skip-no-trigger"]).format(marker=md_code(item.marker))
+    return _REWRITES[item.marker_class].format(marker=md_code(item.marker))
 
 
 def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
