@@ -102,7 +102,7 @@ def _parse_condition(command: str) -> tuple[str, bool]:
     return (terms[0] if len(terms) == 1 else "(" + " && ".join(terms) + ")"), exact
 
 
-def _actions(trigger: dict, target: Target) -> list[str]:
+def _actions(trigger: dict) -> list[str]:
     found = {TOOL_ACTIONS[t] for t in trigger["tool_match"] if t in TOOL_ACTIONS}
     return [a for a in ACTION_ORDER if a in found]
 
@@ -196,7 +196,7 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
         condition = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger["tool_match"])
         return [Policy(imp.id, ["PreToolUse"], " && ".join([*scope_terms, f"({condition})" if " || " in condition else condition]),
                        escalate=escalate, action_on_violation=action_on_violation if target.extensions else "", extensions=extensions)]
-    actions = _actions(imp.trigger, target)
+    actions = _actions(imp.trigger)
     if not actions:
         return Omitted(f"no Sondera action for tools {', '.join(imp.trigger['tool_match'])}")
     families = {"ShellCommand": ["ShellCommand"], "WebFetch": ["WebFetch"]}
