@@ -23,13 +23,13 @@ import sys
 from pathlib import Path
 
 from ..emitters import artifacts
-from ..schemas import read as read_schema
 from ..emitters.cedar_lowering import TARGETS
-from .checks import cedar_check, self_check
-from .ir import PolicyIR
+from ..schemas import read as read_schema
 from . import check, lifecycle
 from . import diff as diffs
 from . import overrides as overrides_file
+from .checks import cedar_check, self_check
+from .ir import PolicyIR
 from .output import LockError, find_root, locked, write_atomic
 from .pipeline import compile_sources, distiller_name, load_sources, merge_previous
 from .project import Project, UsageError, load_ir, open_project, stderr
@@ -97,6 +97,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _self_check(doc: dict, ir: PolicyIR) -> list[str]:
+    """§12 failures of a distilled-rules document, each as "<rule id>: <problem>"."""
+    return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
+
+
+def _print(data, text: str, fmt: str) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else text, end="\n" if fmt == "json" else "")
+
+
 def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
     """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
 
@@ -104,7 +113,7 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
     """
     files = artifacts(ir, target)
     doc = json.loads(files["distilled-rules.json"])
-    failures = [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
+    failures = _self_check(doc, ir)
     if failures:  # §12: a failing rule file is never written, nor anything beside it
         return doc, failures, False
     if review:
@@ -129,7 +138,7 @@ def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str],
     if not written:
         stderr("nothing written")
     data = summary_data(ir, doc, str(rules_path), review=review)
-    print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data), end="\n" if args.format == "json" else "")
+    _print(data, summary_text(data), args.format)
     return 1 if ir.errors or failures else 0
 
 
@@ -220,7 +229,7 @@ def _accept(args) -> int:
         stderr(f"error: {review_rules.name}: {exc}; not promoted")
         return 1
     args.cedar_target = args.cedar_target or doc.get("cedar_target", "sondera-v1")
-    failures = [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
+    failures = _self_check(doc, ir)
     if failures:
         for failure in failures:
             stderr(f"self-check failed: {failure}")
@@ -248,7 +257,7 @@ def _lifecycle(args) -> int:
             data, text = lifecycle.list_group(state, args.group), lifecycle.render_group
         else:
             data, text = lifecycle.list_groups(state), lifecycle.render_groups
-        print(json.dumps(data, indent=2, ensure_ascii=False) if args.format == "json" else text(data), end="\n" if args.format == "json" else "")
+        _print(data, text(data), args.format)
         return 0
     if verb == "remove" and bool(args.id) == bool(args.source):
         raise UsageError("remove takes a rule id or --source GROUP")
