@@ -32,7 +32,7 @@ def _key(imp: Imperative) -> tuple:
     return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, json.dumps(imp.scope, sort_keys=True))
 
 
-def _prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
+def command_prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
     """The command token prefixes a rule matches exactly; None when it is not that simple."""
     trigger = imp.trigger
     if trigger["kind"] == "command" and not any(p.get("negate") for p in trigger["patterns"]):
@@ -46,20 +46,24 @@ def _prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
     return None
 
 
+def prefixes_cover(mine: list[tuple[str, ...]], theirs: list[tuple[str, ...]]) -> bool:
+    """Every command of `theirs` starts with one of `mine` (so a rule on `mine` fires on it too)."""
+    return all(any(len(p) <= len(q) and q[: len(p)] == p for p in mine) for q in theirs)
+
+
 def _broader(a: Imperative, b: Imperative) -> bool:
     """Every call b fires on, a fires on too (and not the other way round)."""
     if a.scope != b.scope or sorted(a.trigger["tool_match"]) != sorted(b.trigger["tool_match"]):
         return False
     if a.trigger["kind"] != "command":
         return False
-    mine, theirs = _prefixes(a), _prefixes(b)
+    mine, theirs = command_prefixes(a), command_prefixes(b)
     if mine is None or theirs is None:
         return False
-    covered = all(any(len(p) <= len(q) and q[: len(p)] == p for p in mine) for q in theirs)
+    covered = prefixes_cover(mine, theirs)
     if b.trigger["kind"] != "command":  # a prose trigger `within` a command matches less than it
         return covered
-    reverse = all(any(len(q) <= len(p) and p[: len(q)] == q for q in theirs) for p in mine)
-    return covered and not reverse
+    return covered and not prefixes_cover(theirs, mine)
 
 
 def _where(imp: Imperative) -> str:

@@ -14,6 +14,7 @@ import difflib
 import subprocess
 from pathlib import Path
 
+from .conflicts import command_prefixes, prefixes_cover
 from .ir import STRICTNESS, Imperative, PolicyIR
 from .pipeline import compile_sources
 from .project import UsageError, load_ir
@@ -91,9 +92,9 @@ def _similarity(a: Imperative, b: Imperative) -> float:
     return score
 
 
-def _values(imp: Imperative) -> list[str] | None:
+def _paths(imp: Imperative) -> list[str] | None:
     trigger = imp.trigger
-    if trigger["kind"] in ("command", "path") and not any(p.get("negate") for p in trigger["patterns"]):
+    if trigger["kind"] == "path" and not any(p.get("negate") for p in trigger["patterns"]):
         return trigger.get("values") or None
     return None
 
@@ -104,11 +105,12 @@ def _covers(new: Imperative, old: Imperative) -> bool:
         return True
     if new.trigger["kind"] != old.trigger["kind"]:
         return False
-    mine, theirs = _values(new), _values(old)
+    if new.trigger["kind"] == "command":
+        mine, theirs = command_prefixes(new), command_prefixes(old)
+        return mine is not None and theirs is not None and prefixes_cover(mine, theirs)
+    mine, theirs = _paths(new), _paths(old)
     if not mine or not theirs:
         return False
-    if new.trigger["kind"] == "command":
-        return all(any(t.split()[: len(m.split())] == m.split() for m in mine) for t in theirs)
     return all(any(t.startswith(m) and m.endswith("/") for m in mine) or t in mine for t in theirs)
 
 
