@@ -55,24 +55,25 @@ def read_events(path: Path) -> tuple[list[dict | None], list[str]]:
     return events, errors
 
 
-def load_rules(project: Project) -> tuple[list[dict], str]:
-    """The rules as the harness loads them (overrides applied), and the Cedar target of the run."""
+def load_rules(project: Project) -> tuple[list[dict], dict]:
+    """The rules as the harness loads them (overrides applied), and the distilled-rules document."""
     doc = project.load_rules()
     overrides = overrides_file.load(project.overrides)
     rules = [overrides.apply(r) for r in doc["rules"] if r["source"]["group_id"] not in overrides.removed_groups]
-    return rules, doc.get("cedar_target", "sondera-v1")
+    return rules, doc
 
 
-def cedar_policies(project: Project, target: str) -> str:
-    """Sondera's policy set for the run: default-permit and every emitted `<group>.cedar`.
+def cedar_policies(project: Project, doc: dict) -> str:
+    """Sondera's policy set for the run: default-permit and every `<group>.cedar` the run wrote.
 
     The comparison builds Sondera v1 requests (peers.md §4.3), so it needs v1 policies."""
+    target = doc.get("cedar_target", "sondera-v1")
     if target != "sondera-v1":
         raise UsageError(f"--cedar compares against Sondera v1 requests, but the policies target {target}; "
                          "compile with --cedar-target sondera-v1 first")
-    folder = project.out / "policies"
-    files = sorted(p for p in folder.glob("*.cedar") if not p.name.endswith((".interlinked.cedar", ".local.cedar")))
-    return '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(p.read_text(encoding="utf-8") for p in files)
+    files = [project.out / p for p in sorted(doc["policies_emitted"]) if p.endswith(".cedar") and not p.endswith(".interlinked.cedar")]
+    return '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(
+        p.read_text(encoding="utf-8") for p in files if p.is_file())  # a file that failed validation was not written
 
 
 def run(events: list[dict | None], rules: list[dict], gate: bool = True, cedar_policies: str | None = None) -> Report:

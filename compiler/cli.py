@@ -305,8 +305,8 @@ def _diff(args) -> int:
 
 def _check(args) -> int:
     project = open_project(args.root, args.out, warn=lambda m: None)
-    rules, target = check.load_rules(project)
-    policies = check.cedar_policies(project, target) if args.cedar else None
+    rules, doc = check.load_rules(project)
+    policies = check.cedar_policies(project, doc) if args.cedar else None
     events, errors = check.read_events(Path(args.events))
     for error in errors:
         stderr(f"error: {error}")
