@@ -27,10 +27,7 @@ class State:
     doc: dict
     ir: PolicyIR | None
     overrides: overrides_file.Overrides
-
-    @property
-    def shadowed(self) -> dict[str, str]:
-        return shadowed(self.ir) if self.ir else {}
+    shadowed: dict[str, str]  # loser id -> the conflict winner that speaks for it
 
     @property
     def groups(self) -> list[str]:
@@ -72,7 +69,7 @@ def load_state(project: Project) -> State:
         ir = load_ir(project.ir(), validate=False) if project.ir().is_file() else None
     except ValueError:
         ir = None
-    return State(project, doc, ir, overrides_file.load(project.overrides))
+    return State(project, doc, ir, overrides_file.load(project.overrides), shadowed(ir) if ir else {})
 
 
 # --- reading verbs ---
