@@ -17,8 +17,7 @@ from .conflicts import shadowed
 from .ir import PolicyIR, lines_label
 from .output import locked
 from .project import Project, UsageError, load_ir
-
-_ICONS = {"block": "✗", "ask": "?", "warn": "⚠", "soft_block": "✗", "rewrite": "↻"}
+from .report import ICONS
 
 
 @dataclass(slots=True)
@@ -228,7 +227,7 @@ def render_group(data: dict) -> str:
         status = f"  [{r['inactive']}" + (f" by {r['shadowed_by']}" if r["shadowed_by"] else "") + "]" if r["inactive"] else ""
         out += [
             "",
-            f"  {_ICONS.get(r['action'], '·')} {r['id']:<{width}}  {r['action']:<6} {r['severity']}{status}",
+            f"  {ICONS.get(r['action'], '·')} {r['id']:<{width}}  {r['action']:<6} {r['severity']}{status}",
             f"      Source : {r['source']}",
             f"      Quote  : \"{r['quote']}\"",
         ]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .ir import PolicyIR
 
-_ICONS = {"block": "✗", "ask": "?", "warn": "⚠"}
+# One icon per action in every rule listing (the summary and the lifecycle verbs).
+ICONS = {"block": "✗", "ask": "?", "warn": "⚠", "soft_block": "✗", "rewrite": "↻"}
 _LABELS = {"block": "block", "ask": "ask", "warn": "advisory"}
 
 
@@ -82,5 +83,5 @@ def summary_text(data: dict) -> str:
         rows += ["", "Top distilled rules:"]
         width = max(len(r["id"]) for r in data["top_rules"])
         for rule in data["top_rules"]:
-            rows.append(f"  {_ICONS.get(rule['action'], '·')} {rule['id']:<{width}}  {rule['where']}  {_LABELS.get(rule['action'], rule['action'])}")
+            rows.append(f"  {ICONS.get(rule['action'], '·')} {rule['id']:<{width}}  {rule['where']}  {_LABELS.get(rule['action'], rule['action'])}")
     return "\n".join(rows) + "\n"
