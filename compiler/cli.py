@@ -31,7 +31,7 @@ from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
 from .output import LockError, find_root, locked, write_atomic
-from .pipeline import compile_sources, distiller_name, load_sources, merge_previous
+from .pipeline import compile_sources, load_sources, merge_previous, same_compiler
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
 from .report import summary_data, summary_text
@@ -159,7 +159,7 @@ def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, over
     except UsageError:
         return False
     return (
-        previous.distiller == distiller_name()
+        same_compiler(previous)
         and previous.overrides == overrides.to_json()
         and written.get("cedar_target") == target
         and {(s.file, s.sha256) for s in sources} == {(s.file, s.sha256) for s in previous.sources}

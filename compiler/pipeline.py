@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .extract import Extractor
 from .conflicts import resolve as resolve_conflicts
+from .extract import Extractor
 from .ids import assign_ids
+from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
-from .ir import PolicyIR, SourceIR
 from .regexes import redos_reasons, syntax_problems
 from .sources import Source, SourceError, read_source, skip_reason, source_from_bytes
 from .targets import Targets
@@ -22,6 +22,11 @@ def distiller_name() -> str:
         return f"policyc@{version('policyc')}"
     except PackageNotFoundError:  # running from a checkout without an install
         return "policyc@dev"
+
+
+def same_compiler(previous: PolicyIR) -> bool:
+    """`previous` was written by this policyc and this IR version, so its items can be reused."""
+    return previous.distiller == distiller_name() and previous.ir_version == IR_VERSION
 
 
 def distilled_at() -> str:
@@ -113,7 +118,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
 
 def _reusable(previous: PolicyIR | None) -> dict:
     """(file, sha256) -> the items extracted from that exact text last time."""
-    if previous is None or previous.distiller != distiller_name():
+    if previous is None or not same_compiler(previous):
         return {}
     found: dict = {(s.file, s.sha256): ([], [], []) for s in previous.sources}
     by_file = {s.file: (s.file, s.sha256) for s in previous.sources}

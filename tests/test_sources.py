@@ -149,6 +149,24 @@ def test_unchanged_files_are_not_extracted_again(tmp_path, monkeypatch):
     assert "no longer present in CLAUDE.md" in second["removed"][0]["reason"]
 
 
+def test_an_older_ir_version_is_not_reused(tmp_path, monkeypatch):
+    root = _project(tmp_path, {"AGENTS.md": "Never run `alpha`.\n"})
+    monkeypatch.chdir(root)
+    assert cli.main(["compile"]) == 0
+    saved = root / ".interlinked" / "policy.ir.json"
+    old = json.loads(saved.read_text())
+    old["ir_version"] = "1.1"
+    saved.write_text(json.dumps(old))
+    from policyc.compiler import extract
+
+    runs = []
+    original = extract.Extractor.run
+    monkeypatch.setattr(extract.Extractor, "run", lambda self: (runs.append(self.source.file), original(self))[1])
+    assert cli.main(["compile"]) == 0
+    assert runs == ["AGENTS.md"]  # neither "up to date" nor reused: its items may lack newer fields
+    assert json.loads(saved.read_text())["ir_version"] != "1.1"
+
+
 def test_subset_run_keeps_other_sources(tmp_path, monkeypatch):
     root = _project(tmp_path, {"AGENTS.md": "Never run `alpha`.\n", "CLAUDE.md": "Never run `bravo`.\n"})
     monkeypatch.chdir(root)
