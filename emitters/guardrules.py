@@ -8,8 +8,8 @@ imperatives are Pass 1 rules.
 
 from __future__ import annotations
 
-from ..compiler.ir import PolicyIR, lines_label
 from ..compiler.conflicts import merged, shadowed
+from ..compiler.ir import PolicyIR, lines_label
 from ..compiler.overrides import Overrides
 from .plan import companions, plan
 
