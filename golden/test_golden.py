@@ -1,7 +1,7 @@
 """Golden cases: every artifact of a compile, byte for byte.
 
 Each folder under golden/cases/ is a project; three real corpus files are
-cases too (read from the shared corpus at their repository paths). The
+cases too (read from tests/data/corpus at their repository paths). The
 expected files live in golden/snapshots/<case>/: distilled-rules.json,
 policy.ir.json and policies/ (policy.md, Sondera v1 .cedar, the v2 .cedar
 as *.sondera-v2.cedar, interlinked.cedar, prose.md, skipped report, index).

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import csv
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-# The shared corpus lives beside the checkout (../shared/corpus); POLICYC_CORPUS overrides it.
-CORPUS = Path(os.environ.get("POLICYC_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 DATA = Path(__file__).resolve().parent / "data"
+# Real rule files from public repositories, byte-exact, with their origin (MANIFEST.tsv: repository,
+# path, commit). A copy lives in the repository so the suite needs nothing beside the checkout.
+CORPUS = DATA / "corpus"
 
 
 def corpus_manifest() -> list[dict]:
@@ -42,6 +42,4 @@ def make_project(tmp_path: Path, files: dict[str, str], interlinked: bool = True
 
 @pytest.fixture(scope="session")
 def corpus_rows() -> list[dict]:
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}")
     return corpus_manifest()
