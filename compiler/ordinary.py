@@ -51,17 +51,21 @@ def _data():
 
 
 def _strip_header(text: str) -> tuple[str, str | None]:
-    """The file's text without its provenance header, and the event path the header names, if any."""
+    """The file's text without its provenance header, and the event path the header names, if any.
+
+    The header is the run of comment lines from the one naming "policyc ordinary sample" (the
+    first or second line) to the first blank line."""
     lines = text.split("\n")
-    if _HEADER_MARK not in lines[0]:
+    start = next((n for n, line in enumerate(lines[:2]) if _HEADER_MARK in line), None)
+    if start is None:
         return text, None
-    end = lines.index("")
+    end = lines.index("", start)  # a shebang or `<?php` before the header stays in the file
     path = None
-    for line in lines[:end]:
+    for line in lines[start:end]:
         marker = line.find("event path:")
         if marker >= 0:
             path = line[marker + len("event path:"):].strip().removesuffix("-->").strip()
-    return "\n".join(lines[end + 1:]), path
+    return "\n".join(lines[:start] + [""] * bool(start) + lines[end + 1:]), path
 
 
 def _hunks(lines: list[str], seed: str) -> list[tuple[int, int]]:
