@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, split_compound
+from .harness import (_BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal,
+                      split_compound)
 
 _HEADER_MARK = "policyc ordinary sample"
 _ACTING = frozenset({"block", "soft_block", "ask", "warn", "rewrite"})
@@ -172,22 +173,80 @@ def _key(rule: dict) -> str:
                                              "enabled", "trigger")], sort_keys=True)
 
 
-def _main_hit(rule: Rule, event: _Event) -> bool:
+def _split_alternatives(body: str) -> list[str] | None:
+    """`body` cut at its top-level `|` (outside groups, classes and escapes); None when unbalanced."""
+    parts, depth, start, n, in_class = [], 0, 0, 0, False
+    while n < len(body):
+        char = body[n]
+        if char == "\\":
+            n += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char == "|" and depth == 0:
+            parts.append(body[start:n])
+            start = n + 1
+        n += 1
+    parts.append(body[start:])
+    return parts if depth == 0 and not in_class else None
+
+
+@lru_cache(maxsize=8192)
+def _literals(regex: str, depth: int = 0) -> frozenset[str] | None:
+    """Lower-case strings one of which every match of the regex contains; None when none is certain.
+
+    The harness's required literal, or, for an alternation such as `(?:\\bnull\\b|\\bundefined\\b)`,
+    the required literal of each alternative: a quick `in` test instead of a regex search."""
+    literal = required_literal(regex)
+    if literal:
+        return frozenset([literal])
+    inner = _split_alternatives(regex[3:-1]) if regex.startswith("(?:") and regex.endswith(")") else None
+    parts = inner if inner and len(inner) > 1 else _split_alternatives(regex)
+    if depth > 3 or not parts or len(parts) < 2:
+        return None
+    found: set[str] = set()
+    for part in parts:
+        literals = _literals(part, depth + 1)
+        if not literals:
+            return None
+        found |= literals
+    return frozenset(found)
+
+
+def _rule_literals(rule: Rule) -> frozenset[str] | None:
+    """What the rule's text must contain for any positive pattern to match (None: no quick test)."""
+    found: set[str] = set()
+    for _, pattern, _ in rule.positives:
+        literals = _literals(pattern.pattern)
+        if not literals:
+            return None
+        found |= literals
+    return frozenset(found) or None
+
+
+def _main_hit(rule: Rule, literals: frozenset[str] | None, event: _Event) -> bool:
     if event.tokens is not None and rule.keywords and not rule.keywords & event.tokens:
         return False
-    if rule.literals:
+    if literals:
         text = event.texts.get(rule.fields)
         if text is None:
             text = event.texts[rule.fields] = lowered(event.command, event.match_input, rule.fields)
-        if not any(literal in text for literal in rule.literals):
+        if not any(literal in text for literal in literals):
             return False
     return rule.matches(event.command, event.match_input)
 
 
-def _compound_hit(rule: Rule, event: _Event) -> bool:
+def _compound_hit(rule: Rule, literals: frozenset[str] | None, event: _Event) -> bool:
     for sub in event.subcommands:
-        text = sub.lower()
-        if rule.literals and not any(literal in text for literal in rule.literals):
+        if literals and not any(literal in sub.lower() for literal in literals):
             continue
         if rule.matches(sub, {"command": sub}):
             return True
@@ -213,6 +272,7 @@ def _measure(rule: dict) -> Rate:
     if rule.get("enabled") is False or rule.get("trigger", "PreToolUse") not in ("PreToolUse", "both"):
         return Rate(0, 0, ())
     prepared = Rule.of(rule)
+    literals = _rule_literals(prepared)
     tools = {t.lower() for t in rule.get("tool_match") or ()}
     events = _prepared()
     chosen = events if "*" in tools else [e for e in events if e.tool in tools]
@@ -225,8 +285,8 @@ def _measure(rule: dict) -> Rate:
     examples: list[str] = []
     for event in chosen:
         applies = not scope or active(scoped, event.raw)
-        hit = applies and acts and _main_hit(prepared, event)
-        if not hit and compound and event.subcommands and _compound_hit(prepared, event):
+        hit = applies and acts and _main_hit(prepared, literals, event)
+        if not hit and compound and event.subcommands and _compound_hit(prepared, literals, event):
             hit = applies = True  # the compound path ignores active_when
         total += applies
         if hit:
