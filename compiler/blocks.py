@@ -84,6 +84,10 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
             in_comment = "-->" not in (line if in_comment else line.split("<!--", 1)[1])
         elif not stripped:
             kind = "_BLANK"
+        elif prev in ("_BLANK", "INDENTED") and _indent(line.expandtabs(4)) >= (items[-1] if items else 0) + 4:
+            # four columns past the text it would continue: an indented code block, whatever
+            # its lines look like ("Example of a bad AGENTS.md:" + an indented example)
+            kind = "INDENTED"
         elif structural and (m := _FENCE.match(line)) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             kind, fence = "FENCE_OPEN", (m.group(2)[0], len(m.group(2)))
             while items and items[-1] > _indent(line):
@@ -114,8 +118,6 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
                 kind, depth = "TEXT", 0
             else:
                 kind, depth = ("CONT" if prev in ("BULLET", "CONT") else "NESTED"), len(items) - 1
-        elif prev in ("_BLANK", "INDENTED") and _indent(line.expandtabs(4)) >= 4 and not items:
-            kind = "INDENTED"
         else:
             items = []
             kind, depth = "TEXT", 0

@@ -56,6 +56,9 @@ class Clause:
     objects: list[dict] = field(default_factory=list)  # {"kind": code|path|word, "text": ...}
     instead_of: list[dict] = field(default_factory=list)  # what to use instead of (the trigger of a positive rule)
     alternatives: list[dict] = field(default_factory=list)  # what the source says to do instead
+    examples: list[dict] = field(default_factory=list)  # "e.g. `X`": instances, never the trigger
+    asides: list[dict] = field(default_factory=list)  # objects of parentheses and subordinate clauses
+    qualifiers: list[str] = field(default_factory=list)  # "in screens": narrows the rule, no file scope found
     exceptions: list[dict] = field(default_factory=list)  # unless / except objects
     condition: str = ""  # unless/except text that is not concrete ("unless asked")
     sequence: str = ""  # before/after phrase of a sequential precondition
@@ -73,6 +76,9 @@ class Clause:
             "objects": self.objects,
             "instead_of": self.instead_of,
             "alternatives": self.alternatives,
+            "examples": self.examples,
+            "asides": self.asides,
+            "qualifiers": self.qualifiers,
             "exceptions": self.exceptions,
             "condition": self.condition,
             "sequence": self.sequence,
@@ -176,9 +182,12 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
             cls = ladder.caps_strengthen.get(cls, cls)
         markers.append(Marker(phrase, cls, caps, first))
     head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER"))
-    for header in ladder.headers:
+    for header, cls in ladder.headers.items():
         if head.replace(" ", "").startswith(header.replace(" ", "")):
-            markers.insert(0, Marker(header, "block-direct", True, 0))
+            if cls == "label":  # "CRITICAL: Use `pnpm`" asks for pnpm: the label keeps the sentence's polarity
+                negative = any(ladder.classes[m.marker_class].polarity == "negative" for m in markers)
+                cls = "block-direct" if negative else "block-positive"
+            markers.insert(0, Marker(header, cls, True, 0))
     return markers
 
 
@@ -288,33 +297,84 @@ _EXAMPLE_OPENERS = frozenset({"e.g", "eg", "i.e", "ie", "like", "such", "for", "
 _ALTERNATIVE_OPENERS = frozenset({"use", "see", "prefer", "try"})
 
 
-def _split_examples(part: tuple[InlineToken, ...]) -> tuple[list[InlineToken], list[InlineToken], list[InlineToken]]:
-    """Split a clause into its own tokens, example tokens and suggested alternatives.
+@dataclass(slots=True)
+class _Parts:
+    """The tokens of a governed clause, sorted by the role they play in it."""
 
-    "(e.g. `X`)", "like `X`", "such as `X`" give examples; "(use `Y`)" gives an
-    alternative. Examples only stand in for the objects when the clause has none.
+    main: list[InlineToken] = field(default_factory=list)  # the verb and its objects
+    examples: list[InlineToken] = field(default_factory=list)  # "e.g. `X`", "like `X`", "such as `X`"
+    alternatives: list[InlineToken] = field(default_factory=list)  # "(use `Y`)"
+    asides: list[InlineToken] = field(default_factory=list)  # parentheses, "when …", "because …"
+    rejected: list[InlineToken] = field(default_factory=list)  # "use `ruff` and not `black`": the "not" side
+    qualifiers: list[list[InlineToken]] = field(default_factory=list)  # "in tests", "for v2 API payload fields"
+
+
+def _is_object_token(tok: InlineToken, lexicon) -> bool:
+    return _object(tok) is not None or tok.norm in lexicon.programs or bool(_FILENAME.match(str(tok)))
+
+
+def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Parts:
+    """Split a governed clause into its own tokens and the tokens that are not its objects.
+
+    Only `main` names what the rule is about: examples stand for a class the
+    sentence does not spell out, asides (parentheses, subordinate clauses) and
+    qualifiers narrow or explain it, and a positive clause's "not X" is the
+    side it rejects (its inverse trigger).
     """
-    main: list[InlineToken] = []
-    examples: list[InlineToken] = []
-    alternatives: list[InlineToken] = []
-    depth, bucket = 0, main
+    parts = _Parts()
+    words = lexicon.clause_words
+    depth, bucket = 0, parts.main
+    seen_object = False
     for i, tok in enumerate(part):
-        if tok == "(" and i + 1 < len(part) and part[i + 1].norm in _EXAMPLE_OPENERS | _ALTERNATIVE_OPENERS:
-            depth, bucket = 1, alternatives if part[i + 1].norm in _ALTERNATIVE_OPENERS else examples
+        if tok == "(" and not depth:
+            opener = part[i + 1].norm if i + 1 < len(part) else ""
+            depth = 1
+            bucket = parts.alternatives if opener in _ALTERNATIVE_OPENERS else parts.examples if opener in _EXAMPLE_OPENERS else parts.asides
             continue
-        if depth and tok == "(":
-            depth += 1
-        elif depth and tok == ")":
-            depth -= 1
+        if depth:
+            depth += (tok == "(") - (tok == ")")
             if not depth:
-                bucket = main
+                bucket = parts.main if not parts.qualifiers else parts.qualifiers[-1]
                 continue
-        elif not depth and bucket is main and tok.type == "WORD" and (
-            tok.norm in ("like", "including", "e.g") or (tok.norm == "such" and i + 1 < len(part) and part[i + 1].norm == "as")
-        ):
-            bucket = examples
+        elif tok == ":" and i + 1 < len(part) and part[i + 1].type == "WORD" and part[i + 1][:1].isupper():
+            bucket = parts.asides  # "NEVER use code regions: If complexity suggests …, refactor": an explanation
+        elif tok.type == "WORD" and bucket is not parts.examples and bucket is not parts.asides:
+            word = tok.norm
+            if word in ("like", "including", "e.g") or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):
+                bucket = parts.examples
+            elif word in words["explanations"]:  # "because …", "so that …": why, not what
+                bucket = parts.asides
+            elif word in words["conditions"]:  # "when …", "if …": a condition that narrows the rule
+                parts.qualifiers.append([])
+                bucket = parts.qualifiers[-1]
+            elif positive and word == "not" and seen_object:
+                bucket = parts.rejected
+            elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
+                seen_object or sum(t.type == "WORD" for t in parts.main) >= 2
+            ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
+                parts.qualifiers.append([])
+                bucket = parts.qualifiers[-1]
+        if bucket is parts.main and _is_object_token(tok, lexicon):
+            seen_object = True
         bucket.append(tok)
-    return main, examples, alternatives
+    return parts
+
+
+def _qualifier_text(tokens) -> str:
+    return " ".join(t.norm if t.type == "WORD" else str(t).strip("`") for t in tokens if t.type in ("WORD", "CODE", "PATH"))
+
+
+def _read_qualifier(clause: Clause, tokens, lexicon) -> None:
+    """A qualifier narrows the rule: files it names become file scope, harmless ones
+    ("on the host", "in a PR") go, and any other is kept for admission to judge."""
+    text = _qualifier_text(tokens)
+    if not text:
+        return
+    scope = lexicon.qualifier_scope(text, [o for o in map(_object, tokens) if o])
+    if scope is None:
+        clause.qualifiers.append(text)
+    else:
+        clause.file_scope.extend(g for g in scope if g not in clause.file_scope)
 
 
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
@@ -343,12 +403,22 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         lead = part[0].norm if part[0].type == "WORD" else ""
         objs = _objects(part, lexicon)
         if (start, end) == own:
-            main, examples, suggested = _split_examples(part)
-            clause.objects = (
-                _objects(main, lexicon) or _objects(examples, lexicon) or _bare_objects(tuple(main), lexicon.programs, lexicon.edit_verbs)
-            )
-            clause.alternatives.extend(_objects(suggested, lexicon))
-            clause.verb = next((t.norm for t in main if t.type == "WORD" and t.norm in lexicon.verbs), "")
+            parts = _split_clause(part, lexicon, polarity == "positive")
+            clause.objects = _objects(parts.main, lexicon) or _bare_objects(tuple(parts.main), lexicon.programs, lexicon.edit_verbs)
+            clause.examples = _objects(parts.examples, lexicon)
+            clause.asides = _objects(parts.asides, lexicon)
+            clause.instead_of.extend(_objects(parts.rejected, lexicon))
+            clause.alternatives.extend(_objects(parts.alternatives, lexicon))
+            clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
+            for qualifier in parts.qualifiers:
+                _read_qualifier(clause, qualifier, lexicon)
+            if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs:
+                # "Never write in `/etc/`": the place is what the edit verb acts on
+                clause.objects = [{"kind": "path", "text": glob} for glob in clause.file_scope]
+                clause.file_scope = []
+        elif start < own[0] and start == 0 and lead in lexicon.clause_words["leading_qualifiers"]:
+            # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …"
+            _read_qualifier(clause, part, lexicon)
         elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
         elif lead in ("unless", "except"):
@@ -356,6 +426,11 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
         elif start > own[0] and polarity == "negative":
             clause.alternatives.extend(objs)
+        if start > own[0] and lead not in ("unless", "except"):
+            # a condition after the clause ("… over `X` when tests need …") narrows the rule too
+            for qualifier in _split_clause(part, lexicon, False).qualifiers:
+                if qualifier and qualifier[0].norm in lexicon.clause_words["conditions"]:
+                    _read_qualifier(clause, qualifier, lexicon)
     words = [t.norm for t in tokens[own[0] : own[1]] if t.type == "WORD"]
     for i, w in enumerate(words):
         if w in _SEQUENCE_WORDS and polarity == "positive":
@@ -363,6 +438,6 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             break
     scoped = _only_when_editing(tokens)
     if scoped:
-        clause.file_scope = [o["text"] for o in scoped]
+        clause.file_scope.extend(o["text"] for o in scoped if o["text"] not in clause.file_scope)
         clause.objects = [o for o in clause.objects if o not in scoped]
     return clause

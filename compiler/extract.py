@@ -31,7 +31,7 @@ _BAD_EXAMPLE = re.compile(
 )
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
-_PATH_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "Read"})
+_STEP = re.compile(r"^\s*\d{1,9}[.)][ \t]")
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
 
 
@@ -187,24 +187,28 @@ class Extractor:
         return lead
 
     def _omp_rule(self) -> None:
-        """An OMP rule file's frontmatter `condition` is a trigger already (dsh-rules seed)."""
+        """An OMP rule delivers its text when its frontmatter `condition` matches (dsh-rules seed:
+        none of them blocks a write): guidance, so a warn that carries the rule's body, never a block."""
         fm = self.source.frontmatter
         trigger, why_not = omp_trigger(fm, self.lexicon)
         if trigger is None and not why_not:
             return
         line = next((n for n, text in enumerate(self.source.lines, 1) if text.startswith(("condition:", "ttsr_trigger:"))), 1)
         quote = " ".join(self.source.lines[line - 1].split())
-        body = "\n".join(self.source.lines[self.source.body_start - 1 :])
+        body = " ".join("\n".join(self.source.lines[self.source.body_start - 1 :]).split())
         markers = [m for s in split_sentences(body) for m in find_markers(s, self.ladder)]
-        marker = strongest(markers, self.ladder)
-        if marker is None or self.ladder.classes[marker.marker_class].polarity == "hedged":
-            blocking = str(fm.get("interruptMode", "always")) in ("always", "tool-only")
-            marker = Marker("interruptMode: " + str(fm.get("interruptMode", "always")), "block-direct" if blocking else "advisory", False, -1)
-        cls = self.ladder.classes[marker.marker_class]
+        found = strongest(markers, self.ladder)
+        # the marker is one the text has: the body's strongest, else the `condition:` key itself
+        text = found.text if found and self.ladder.classes[found.marker_class].polarity != "hedged" else quote.split(" ", 1)[0]
+        marker = Marker(text, "advisory", False, -1)
         clause = Clause(marker=marker, scope_text=quote)
-        imperative = build_imperative(self.source, quote, [line, line], marker, cls, clause, trigger, {"omp": True}, self.role_ok)
+        imperative = build_imperative(self.source, quote, [line, line], marker, self.ladder.classes["advisory"], clause,
+                                      trigger, {"omp": True}, self.role_ok)
+        imperative.reasons.append("an OMP rule is guidance delivered when its condition matches: a warn, never a block")
         if trigger is None:
             imperative.reasons.append(why_not)
+        elif body:
+            imperative.suggestion = body
         self.imperatives.append(imperative)
 
     def _fenced_list(self, block: Block, lead: _Lead, headings) -> None:
@@ -262,6 +266,8 @@ class Extractor:
         context = {}
         if headings:
             context["heading"] = headings[-1][2]
+        if source.convention.name == "skill" and unit.block.kind == "item" and _STEP.match(unit.block.lines[0]):
+            context["step"] = True  # a numbered step of the skill's procedure
         if unit.inherited is not None and unit.inherited.quote:
             context["lead"] = unit.inherited.quote
             context["lead_lines"] = [unit.inherited.block.start, unit.inherited.block.end]
@@ -302,14 +308,6 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         if confidence < 0.7 and action != "warn":
             reasons.append(f"confidence {confidence} < 0.7 -> advisory per §7")
             action, severity = "warn", "low"
-        if not role_ok:
-            routes, cause = ["pass2"], "the harness cannot scope rules to this agent role (§7)"
-            reasons.append(f"role '{source.role}' cannot be modelled by the harness -> Pass 2 only (§7)")
-        if "file_scope" in scope and not set(trigger.tool_match) & _PATH_TOOLS:
-            # the harness tests file_scope against file_path: a shell or MCP call has none,
-            # so the rule would stay dormant forever; skip rather than mis-scope (§7)
-            routes, cause = ["pass2"], "its source is scoped to files, and a shell or tool call carries no file path"
-            reasons.append("its source is scoped to files, which a shell or tool call does not carry -> Pass 2 only")
     else:
         confidence = 0.7
         routes = ["pass2"]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-IR_VERSION = "1.2"  # 1.2 added Imperative.pass2_cause
+from .admission import Admission
+
+IR_VERSION = "1.3"  # 1.2 added Imperative.pass2_cause; 1.3 Imperative.admission
 # How much each action stops the agent: picks conflict winners and spots weakening.
 STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 
@@ -59,6 +61,7 @@ class Imperative:
     applies_to_roles: list[str] = field(default_factory=list)
     sequence: dict | None = None  # "always X before Y": {"event", "regex", "requires"}
     pass2_cause: str = ""  # why the rule is not a deterministic one, in words for the policy gate
+    admission: Admission | None = None  # which gate admitted or demoted it, and why (IR 1.3; None in older IRs)
 
 
 @dataclass(slots=True)
@@ -153,7 +156,7 @@ class PolicyIR:
             distiller=data["distiller"],
             distilled_at=data["distilled_at"],
             sources=[SourceIR(**s) for s in data["sources"]],
-            imperatives=[Imperative(**i) for i in data["imperatives"]],
+            imperatives=[Imperative(**{**i, "admission": Admission.from_json(i.get("admission"))}) for i in data["imperatives"]],
             skipped=[Skipped(**s) for s in data["skipped"]],
             prose=[Prose(**p) for p in data["prose"]],
             conflicts=list(data["conflicts"]),

@@ -26,7 +26,7 @@ class MarkerClass:
 class Ladder:
     classes: dict[str, MarkerClass]
     phrases: dict[str, list[tuple[tuple[str, ...], str]]]  # first word -> [(words, class)], longest first
-    headers: tuple[str, ...]
+    headers: dict[str, str]  # header label -> its class, or "label": the sentence's own polarity
     caps_strengthen: dict[str, str]
     negators: frozenset[str]
     candidates: re.Pattern  # any marker phrase or header: a cheap pre-filter for text with none
@@ -123,7 +123,7 @@ def load_ladder() -> Ladder:
     return Ladder(
         classes=classes,
         phrases=phrases,
-        headers=tuple(data["headers"]),
+        headers=dict(data["headers"]),
         caps_strengthen=dict(data["caps_strengthen"]),
         negators=frozenset(normalise_word(w) for w in data["negators"]),
         candidates=candidates,

@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from .admission import admit
 from .conflicts import resolve as resolve_conflicts
 from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
-from .regexes import redos_reasons, syntax_problems
 from .sources import Source, SourceError, read_source, skip_reason, source_from_bytes
 from .targets import Targets
 
@@ -57,19 +57,6 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
     return kept, errors, dropped
 
 
-def _vet(imperative) -> None:
-    """Keep a Pass 1 rule only if every regex would load and run in the harness."""
-    if "pass1" not in imperative.routes:
-        return
-    for pattern in imperative.trigger["patterns"]:
-        problems = redos_reasons(pattern["regex"]) + syntax_problems(pattern["regex"], pattern.get("flags", "i"))
-        if problems:
-            imperative.routes = [r for r in imperative.routes if r != "pass1"]
-            imperative.reasons.append(f"Pass 1 dropped: pattern {pattern['regex']!r} {problems[0]}")
-            imperative.pass2_cause = f"its pattern cannot load in the harness ({problems[0]})"
-            return
-
-
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
                     overrides: Overrides | None = None) -> PolicyIR:
     """Extract every source; a source whose hash matches `previous` reuses its items (§3).
@@ -107,8 +94,9 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
+    by_file = {s.file: s for s in ir.sources}
     for imperative in ir.imperatives:
-        _vet(imperative)
+        admit(imperative, by_file.get(imperative.file))
     assign_ids(ir.imperatives)
     resolve_conflicts(ir)
     if previous is not None:

@@ -52,7 +52,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
             tokens.pop()
         if not parts:
             continue
-        body = r"\s+".join(parts) + (r"(?![\w-])" if _ends_in_word(tokens[-1]) else "")
+        # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
+        body = r"\s+".join(parts) + (r"(?![\w-])" if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])")
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)

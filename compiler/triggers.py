@@ -37,6 +37,21 @@ class Lexicon:
     exception_scopes: tuple[dict, ...]
     not_identifiers: frozenset[str]
     events: tuple[dict, ...]
+    clause_words: dict[str, frozenset[str]]
+    qualifiers: dict
+
+    def qualifier_scope(self, text: str, objects: list[dict]) -> list[str] | None:
+        """The globs a qualifier narrows a rule to: [] when it does not narrow it
+        ("on the host"), None when it narrows it in a way no glob can say ("in screens")."""
+        if any(pattern.search(text) for pattern in self.qualifiers["harmless"]):
+            return []
+        for scope in self.qualifiers["scopes"]:
+            if scope["when"].search(text):
+                return list(scope["globs"])
+        paths = [o["text"] for o in objects if o["kind"] == "path" or _PATHLIKE.search(o["text"])]
+        if paths and len(paths) == len(objects) and self.qualifiers["paths"].search(text):
+            return paths
+        return None
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +75,12 @@ def load_lexicon() -> Lexicon:
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
         not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
         events=tuple({**e, "when_re": re.compile(e["when"])} for e in data["events"]),
+        clause_words={k: frozenset(v) for k, v in data["clause_words"].items()},
+        qualifiers={
+            "harmless": tuple(re.compile(p) for p in data["qualifiers"]["harmless"]),
+            "scopes": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["scopes"]),
+            "paths": re.compile(data["qualifiers"]["paths"]),
+        },
     )
 
 
@@ -246,7 +267,11 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
             return trigger
         tool = entry["tool"]
         fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
-        patterns = [{"field": f, "regex": entry["regex"], "flags": entry.get("flags", "")} for f in fields]
+        regex = entry["regex"]
+        if "names" in entry:  # the regex names only what the sentence names
+            named = sorted(set(re.findall(entry["names"], clause.scope_text)))
+            regex = regex.replace("{names}", "|".join(named))
+        patterns = [{"field": f, "regex": regex, "flags": entry.get("flags", "")} for f in fields]
         if tool == "shell":
             patterns[0]["strip_wrappers"] = True
         return Trigger(

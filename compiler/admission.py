@@ -1,0 +1,221 @@
+"""Admission: a proposed rule enters Pass 1 only when every gate admits it.
+
+Extraction proposes a candidate (trigger, action, scope) for each marked
+sentence. `admit` runs the named gates over it, in order; the first gate
+that finds a reason to doubt it demotes it to Pass 2 (policy.md, where the
+LLM gate reads the sentence whole) with that reason in words. The IR keeps
+the decision (`Imperative.admission`), so `policyc show`, policy.md, the
+skipped report and the run summary can all say why. The gates' data lives
+in grammar/admission.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import yaml
+
+from ..grammar import read as read_grammar
+from .regexes import redos_reasons, syntax_problems
+from .sources import load_conventions
+
+GATES = ("source", "polarity", "object", "kind", "scope", "breadth", "loadable")
+_PATH_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "Read"})
+# Words for each tool kind in a breadth reason ("fires on 3.1% of ordinary edits").
+_KIND_WORDS = {"shell": "commands", "path": "file paths", "content": "edits", "mcp": "tool calls"}
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """Why a candidate is, or is not, a deterministic rule."""
+
+    decision: str  # admitted | demoted | no-candidate (nothing concrete was proposed)
+    gate: str  # the gate that decided (one of GATES), "" when nothing was proposed
+    reason: str  # in words a user can read
+    rate: dict | None = None  # breadth: {"fired", "total", "share"} on the bundled ordinary calls
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> Admission | None:
+        return cls(**data) if data else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Data:
+    hard_classes: frozenset[str]
+    positive_openers: frozenset[str]
+    placeholders: tuple[re.Pattern, ...]
+    not_paths: tuple[re.Pattern, ...]
+    shell_token: re.Pattern
+    env_var: re.Pattern
+    command_context: re.Pattern
+    common_words: frozenset[str]
+    file_extensions: frozenset[str]
+    thresholds: dict[str, float]
+
+
+@lru_cache(maxsize=1)
+def load_admission() -> _Data:
+    data = yaml.safe_load(read_grammar("admission.yaml"))
+    return _Data(
+        hard_classes=frozenset(data["hard_classes"]),
+        positive_openers=frozenset(data["positive_openers"]),
+        placeholders=tuple(re.compile(p) for p in data["placeholders"]),
+        not_paths=tuple(re.compile(p) for p in data["not_paths"]),
+        shell_token=re.compile(data["shell_tokens"]),
+        env_var=re.compile(data["env_var"]),
+        command_context=re.compile(data["command_context"], re.IGNORECASE),
+        common_words=frozenset(str(w) for w in data["common_words"]),
+        file_extensions=frozenset(data["file_extensions"]),
+        thresholds={k: float(v) for k, v in data["breadth_thresholds"].items()},
+    )
+
+
+def _texts(objects: list[dict]) -> list[str]:
+    return [o["text"] for o in objects]
+
+
+def _codes(values) -> str:
+    return ", ".join(f"`{v}`" for v in values)
+
+
+def tool_kind(trigger: dict) -> str:
+    """shell | path | content | mcp: the kind of tool call a trigger watches."""
+    kind = trigger["kind"]
+    if kind == "mcp":
+        return "mcp"
+    fields = {p["field"] for p in trigger["patterns"]}
+    if "command" in fields:
+        return "shell"
+    return "path" if fields <= {"file_path", "notebook_path"} else "content"
+
+
+# --- the gates: each returns (reason, rate) when it demotes the candidate, else None ---
+
+def _source(imp, source, data: _Data):
+    if source is None:
+        return None
+    if source.role and source.role not in load_conventions().roles:
+        return f"the harness cannot scope rules to the agent role '{source.role}'", None
+    if source.kind in ("scan-only", "mixed") and imp.marker_class not in data.hard_classes:
+        return f"{source.file} is read for hard rules only, and '{imp.marker}' is a soft marker", None
+    if source.convention == "skill" and imp.context.get("step"):
+        return "a step of the skill's procedure, which describes one moment of it, not a standing rule", None
+    return None
+
+
+def _polarity(imp, source, data: _Data):
+    clause, values = imp.clause, imp.trigger.get("values", [])
+    if imp.polarity == "positive":
+        asked = set(values) & set(_texts(clause.get("objects", [])))
+        if asked:
+            return f"it would trigger on {_codes(sorted(asked))}, which the sentence asks for", None
+        return None
+    recommended = set(values) & set(_texts(clause.get("alternatives", [])))
+    if recommended:
+        return f"it would trigger on {_codes(sorted(recommended))}, which the sentence recommends", None
+    first = imp.quote.lstrip("-*+>#0123456789.) ").split(" ", 1)[0].lower()
+    if clause.get("inherited") and clause.get("alternatives") and first in data.positive_openers:
+        return (f"the item asks for something ('{imp.quote.split(' ', 1)[0]} …') with an alternative; the '{imp.marker}' "
+                "it sits under does not forbid what it recommends"), None
+    return None
+
+
+def _object(imp, source, data: _Data):
+    for value in imp.trigger.get("values", []):
+        if any(p.search(value) for p in data.placeholders):
+            return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None
+    return None
+
+
+def _kind(imp, source, data: _Data):
+    trigger, values = imp.trigger, imp.trigger.get("values", [])
+    kind = tool_kind(trigger)
+    if kind == "path":
+        for value in values:
+            name = value.rstrip("/").rsplit("/", 1)[-1]
+            plain = "/" not in value and not any(c in value for c in "*?") and not value.startswith(".")
+            extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+            if any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions):
+                return f"`{value}` is not a file path", None
+    if kind == "content":
+        for value in values:
+            if data.shell_token.match(value):
+                return f"`{value}` is a command-line flag, which never appears in file content", None
+            if data.env_var.match(value) and data.command_context.search(imp.quote):
+                return (f"`{value}` is named in a sentence about running commands; an environment variable "
+                        "set on a command line is not file content"), None
+    return None
+
+
+def _scope(imp, source, data: _Data):
+    clause, trigger = imp.clause, imp.trigger
+    qualifiers = clause.get("qualifiers", [])
+    if qualifiers:
+        return f"unresolved qualifier: '{qualifiers[0]}' narrows the rule, and no file scope says so", None
+    paths = set(trigger["tool_match"]) & _PATH_TOOLS
+    if clause.get("file_scope") and not paths:
+        return "its qualifier names files, and a shell or tool call carries no file path", None
+    if "file_scope" in imp.scope and not paths:
+        # the harness tests file_scope against file_path: a shell or MCP call has
+        # none, so the rule would stay dormant forever
+        return "its source is scoped to files, and a shell or tool call carries no file path", None
+    return None
+
+
+def _breadth(imp, source, data: _Data):
+    values = imp.trigger.get("values", [])
+    if tool_kind(imp.trigger) == "content":
+        common = [v for v in values if v in data.common_words]
+        if common:
+            return f"`{common[0]}` is a common word in code, so the rule would fire on ordinary edits", None
+    return None
+
+
+def _loadable(imp, source, data: _Data):
+    for pattern in imp.trigger["patterns"]:
+        problems = redos_reasons(pattern["regex"]) + syntax_problems(pattern["regex"], pattern.get("flags", "i"))
+        if problems:
+            return f"its pattern {pattern['regex']!r} cannot load in the harness ({problems[0]})", None
+    return None
+
+
+_CHECKS = {"source": _source, "polarity": _polarity, "object": _object, "kind": _kind,
+           "scope": _scope, "breadth": _breadth, "loadable": _loadable}
+
+
+def _unproposed(imp) -> Admission:
+    """Why a sentence proposed no candidate: examples or asides only, or no concrete trigger."""
+    clause = imp.clause
+    if not clause.get("objects") and (clause.get("examples") or clause.get("asides")):
+        named = _texts(clause.get("examples", []) + clause.get("asides", []))
+        return Admission("demoted", "object", f"it names {_codes(named[:3])} only as examples or in an aside, "
+                                              "not as what it forbids")
+    return Admission("no-candidate", "", imp.pass2_cause)
+
+
+def admit(imp, source=None) -> None:
+    """Decide whether a proposed Pass 1 rule is admitted; a demoted one goes to Pass 2 with its reason.
+
+    An imperative reused from an earlier run of this compiler keeps its decision.
+    """
+    if imp.admission is not None:
+        return
+    if "pass1" not in imp.routes:
+        imp.admission = _unproposed(imp)
+        if imp.admission.decision == "demoted":
+            imp.pass2_cause = imp.admission.reason
+        return
+    data = load_admission()
+    for gate in GATES:
+        found = _CHECKS[gate](imp, source, data)
+        if found:
+            reason, rate = found
+            imp.admission = Admission("demoted", gate, reason, rate)
+            imp.routes = [r for r in imp.routes if r != "pass1"]
+            imp.action = "block" if imp.marker_class == "block-direct" else "warn"  # as for any Pass 2 only rule
+            imp.pass2_cause = reason
+            imp.reasons.append(f"demoted by the {gate} gate: {reason} -> Pass 2")
+            return
+    imp.admission = Admission("admitted", "", "every gate admits it")
