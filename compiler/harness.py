@@ -336,6 +336,22 @@ class Evaluator:
         self._bash = [r for r in prepared if ({"*"} | _BASH_TOOLS) & {t.lower() for t in r.raw["tool_match"]}]
 
     def evaluate(self, event: dict) -> Decision:
+        """The harness's decision; for MultiEdit, also policyc's reading of each edit (see _edits)."""
+        decision = self._evaluate(event)
+        edits = _edits(event.get("tool_name") or "", event.get("tool_input") or {})
+        if decision.decision != "allow" or not edits:
+            return decision
+        warnings, defects = list(decision.warnings), list(decision.defects)
+        for edit in edits:
+            found = self._evaluate({**event, "tool_input": edit})
+            unseen = [r for r in ([found.rule_id] if found.decision != "allow" else found.warnings) if r not in warnings]
+            defects += [f"{r}: {_MULTIEDIT_DEFECT}" for r in unseen]
+            if found.decision != "allow":
+                return Decision(found.decision, found.rule_id, found.reason, warnings, defects)
+            warnings += unseen
+        return Decision("allow", warnings=warnings, defects=defects)
+
+    def _evaluate(self, event: dict) -> Decision:
         tool = event.get("tool_name") or ""
         tool_input = event.get("tool_input") or {}
         command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
@@ -406,6 +422,23 @@ class Evaluator:
         return Decision("allow", warnings=warnings)
 
 
+_MULTIEDIT_DEFECT = ("fires on a MultiEdit edit's new_string, which the Interlinked harness cannot read "
+                     "(getField has no array support), so there the call is allowed")
+
+
+def _edits(tool_name: str, tool_input: dict) -> list[dict]:
+    """A MultiEdit call as one Edit-shaped input per edit (file_path, old_string, new_string).
+
+    The harness tests patterns on `edits` as one string ("[object Object],…"),
+    so its content rules never see the new text; policyc's own checks do."""
+    edits = tool_input.get("edits")
+    if tool_name.lower() != "multiedit" or not isinstance(edits, list):
+        return []
+    base = {k: v for k, v in tool_input.items() if k != "edits"}
+    return [{**base, **{k: e[k] for k in ("old_string", "new_string") if isinstance(e.get(k), str)}}
+            for e in edits if isinstance(e, dict)]
+
+
 def _reason(rule: dict) -> str:
     reason = rule.get("reason", "")
     return reason + (f"\n\nSuggestion: {rule['suggestion']}" if rule.get("suggestion") else "")
@@ -419,4 +452,4 @@ def rule_fires(rule: dict, tool_name: str, tool_input: dict) -> bool:
     command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
     if command and prepared.keywords and not prepared.keywords & command_tokens(command):
         return False
-    return prepared.matches(command, {**tool_input, "tool_name": tool_name})
+    return any(prepared.matches(command, {**one, "tool_name": tool_name}) for one in [tool_input, *_edits(tool_name, tool_input)])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import bracex
+
 _JS_SPECIAL = frozenset("\\^$.|?*+()[]{}")
 # The harness loader drops a rule when any of these match its pattern text
 # (interlinked-harness.md §4.3, `looksLikeReDoS`).
@@ -19,8 +21,57 @@ _REDOS_ALTERNATION = re.compile(r"\(([^()|]*)\|([^()|]*(?:\|[^()|]*)*)\)[+*]")
 _NOT_JS = re.compile(r"\(\?P[<=]|\(\?[aiLmsux]+\)|\(\?[aiLmsux-]+:|\\[AZz]|\(\?#|\(\?>|[*+?}][+]")
 
 _ANGLE = re.compile(r"<[^<>]*>")
-COMMAND_START = r"(?:^|[;&|(]\s*)"
 _PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.{3}|…|\$\{?\w+\}?|\{[^}]*\}|\[[^\]]*\])$")
+
+# Where a shell command starts: the start of the text, or after ; & | ( $( a
+# backtick or a newline (the separators the harness splits compounds on, §3.8).
+POSITION = r"(?:^|[;&|(`\n]\s*)"
+# What may stand between a command position and the program it runs. Each
+# entry consumes one wrapper with what follows it; any number of them chain
+# (`sudo env CI=1 uv run pytest`). The alternatives start differently, so the
+# chain matches in one way only and cannot backtrack catastrophically.
+_WRAPPERS = (
+    r"(?:sudo|doas|env|command|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)\s+",
+    r"(?:uv|poetry|pipenv|pdm|hatch|pipx|rye)\s+run\s+",  # uv run pytest
+    r"(?:pnpm|npm|yarn|bundle)\s+(?:exec|dlx)\s+",  # pnpm exec eslint, yarn dlx
+    r"bun\s+x\s+",
+    r"python[0-9.]*\s+-m\s+",  # python -m pip
+    r"(?:ba|z|da|k)?sh\s+-[a-z]*c[a-z]*\s+['\"]?",  # bash -c 'git push'
+    r"eval\s+['\"]?",
+    r"timeout\s+\S+\s+",
+    r"(?:-[ugn]|--with)\s+\S+\s+",  # a wrapper option with a value: sudo -u root, uv run --with x
+    r"-\S*\s+",  # any other wrapper option: sudo -E, npx -y, xargs -0
+    r"\w+=(?:'[^']*'|\"[^\"]*\"|\S*)\s+",  # an environment assignment: CI=1
+    r"[\w.~$-]*/",  # a directory of the program: /usr/bin/, ./node_modules/.bin/
+)
+COMMAND_START = POSITION + "(?:" + "|".join(_WRAPPERS) + ")*"
+# Options a program takes before its subcommand (`git -C dir push`); the text
+# between the program and its first subcommand word.
+_GLOBAL_OPTIONS = {
+    "git": r"-[Cc]\s+\S+|--(?:git-dir|work-tree|namespace)[=\s]\S+|--[\w-]+|-[Pp]",
+    "npm": r"--prefix[=\s]\S+|-w\s+\S+|--workspace[=\s]\S+|--[\w-]+",
+    "pnpm": r"-C\s+\S+|--dir[=\s]\S+|-F\s+\S+|--filter[=\s]\S+|-[rw]|--[\w-]+",
+    "yarn": r"--cwd[=\s]\S+|--[\w-]+",
+    "cargo": r"\+\S+|-Z\s+\S+|--[\w-]+",
+    "kubectl": r"-n\s+\S+|--(?:namespace|context|kubeconfig)[=\s]\S+",
+    "docker": r"-H\s+\S+|-c\s+\S+|--(?:host|context|config)[=\s]\S+",
+}
+# Other spellings of a subcommand that run the same thing (npm's own aliases).
+# `npm ci` is no alias of `npm install`: rules often recommend it instead.
+ALIASES = {
+    ("npm", "install"): ("i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "add"),
+    ("npm", "uninstall"): ("un", "unlink", "remove", "rm", "r"),
+    ("npm", "test"): ("t", "tst"),
+    ("npm", "run"): ("run-script", "rum", "urn"),
+    ("npm", "exec"): ("x",),
+    ("npm", "ci"): ("clean-install", "ic", "install-clean", "isntall-clean"),
+    ("pnpm", "install"): ("i",),
+    ("pnpm", "remove"): ("rm", "uninstall", "un"),
+    ("bun", "install"): ("i",),
+    ("bun", "add"): ("a",),
+    ("bun", "remove"): ("rm",),
+}
+_LEXICON_PLACEHOLDER = re.compile(r"\{(cmd|[a-z][\w-]*)\}")
 
 
 def any_of(alternatives: list[str]) -> str:
@@ -36,27 +87,57 @@ def _ends_in_word(token: str) -> bool:
     return token[-1:].isalnum() or token[-1:] == "_"
 
 
+def _options(program: str) -> str:
+    """The options `program` may take before its subcommand, as a repeatable group."""
+    options = _GLOBAL_OPTIONS.get(program)
+    return r"(?:\s+(?:" + options + "))*" if options else ""
+
+
+def _subcommand(program: str, word: str) -> str:
+    spellings = (word, *ALIASES.get((program, word), ()))
+    return any_of([js_escape(s) for s in spellings])
+
+
 def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) -> str:
     """`npm run compile`, `git push <branch>` -> regex anchored at a command position.
 
-    A program in `versioned` also matches its versioned spellings (pip3, python3.12).
+    The program may sit behind wrappers and a directory (see COMMAND_START);
+    a program in `versioned` also matches its versioned spellings (pip3,
+    python3.12); a subcommand also matches its aliases (`npm i`), and options
+    may come before it (`git -C dir push`).
     """
     alternatives: list[str] = []
     for command in commands:
         tokens = _ANGLE.sub("<placeholder>", command.strip().removeprefix("$ ")).split()
-        parts = [r"\S+" if _PLACEHOLDER.match(t) else js_escape(t) for t in tokens]
-        if tokens and tokens[0] in versioned:
-            parts[0] += "[0-9.]*"
-        while parts and parts[-1] == r"\S+":  # a trailing placeholder adds nothing
-            parts.pop()
+        while tokens and _PLACEHOLDER.match(tokens[-1]):  # a trailing placeholder adds nothing
             tokens.pop()
-        if not parts:
+        if not tokens:
             continue
+        program = tokens[0]
+        parts = [js_escape(program) + ("[0-9.]*" if program in versioned else "")]
+        for n, token in enumerate(tokens[1:]):
+            if _PLACEHOLDER.match(token):
+                parts.append(r"\S+")
+            elif n == 0:
+                parts.append(_subcommand(program, token))
+            else:
+                parts.append(js_escape(token))
+        body = parts[0] + (_options(program) if len(parts) > 1 else "")
+        body += "".join(r"\s+" + p for p in parts[1:])
         # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
-        body = r"\s+".join(parts) + (r"(?![\w-])" if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])")
+        body += r"(?![\w-])" if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])"
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)
+
+
+def lexicon_regex(regex: str) -> str:
+    """A lexicon regex with its placeholders filled: `{cmd}` a command position,
+    `{git}` (any program) that program there with its options before a subcommand."""
+    def fill(m: re.Match) -> str:
+        name = m.group(1)
+        return COMMAND_START + ("" if name == "cmd" else js_escape(name) + _options(name))
+    return _LEXICON_PLACEHOLDER.sub(fill, regex)
 
 
 def missing_flags_regex(command: str) -> str | None:
@@ -71,7 +152,7 @@ def missing_flags_regex(command: str) -> str | None:
         return None
     program = js_escape(tokens[0].rsplit("/", 1)[-1])
     lacks = "|".join(rf"(?!.*\s{js_escape(flag)}(?![\w-]))" for flag in flags)
-    return COMMAND_START + rf"(?:{program}|[\w./-]*/{program})(?![\w-])(?:{lacks})"
+    return COMMAND_START + rf"{program}(?![\w-])(?:{lacks})"
 
 
 _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
@@ -103,35 +184,101 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
 
 
 def glob_to_regex(glob: str) -> str:
-    """A path or glob -> regex on a file path that may be absolute (§6).
+    """A path or glob -> regex on a file path that may be absolute or relative (§6).
 
     `db/migrations/` -> `(?:^|/)db/migrations/`; `**/*.py` -> `\\.py$`;
-    `src/**/*.ts` -> `(?:^|/)src/.*\\.ts$`; `*.E01` -> `\\.E01$`.
+    `src/**/*.ts` -> `(?:^|/)src/.*\\.ts$`; `*.E01` -> `\\.E01$`. Braces expand
+    (`*.{ts,tsx}`, with bracex) and character classes stay classes (`*.[jt]s`).
     """
-    glob = glob.strip().strip("`").removeprefix("~/").removeprefix("./")
+    glob = glob.strip().strip("`")
+    try:
+        expanded = bracex.expand(glob, limit=_MAX_BRACE_EXPANSION)
+    except bracex.ExpansionLimitException:
+        expanded = [glob]
+    return any_of(list(dict.fromkeys(_one_glob(g) for g in expanded)))
+
+
+_MAX_BRACE_EXPANSION = 32
+_GLOB_LITERAL = re.compile(r"[^*?\[/]+")
+
+
+def _one_glob(glob: str) -> str:
+    glob = glob.removeprefix("~/").removeprefix("./")
     from_root = glob.startswith("/")
-    glob = glob.lstrip("/")
+    glob = re.sub(r"\*\*+", "**", glob.lstrip("/"))
+    glob = re.sub(r"(?:\*\*/)+", "**/", glob)  # `**/**/` is one `**/`
     anywhere = glob.startswith("**/")
-    while glob.startswith("**/"):
-        glob = glob[3:]
+    glob = glob.removeprefix("**/")
     is_dir = glob.endswith("/")
-    body = ""
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**", i):
-            body += ".*"
-            i += 3 if glob.startswith("**/", i) else 2
-        else:
-            body += {"*": "[^/]*", "?": "[^/]"}.get(glob[i], js_escape(glob[i]))
-            i += 1
-    body = body.replace(".*[^/]*", ".*")
+    body = _glob_body(glob).replace("(?:|.*/)[^/]*", ".*")
     if body.startswith("[^/]*"):  # `*.py`: any file name, so no anchor is needed
         return body.removeprefix("[^/]*") + ("" if is_dir else "$")
     prefix = "^/" if from_root else ("" if anywhere and body.startswith(".*") else "(?:^|/)")
     if is_dir or body.endswith(".*"):
         return prefix + body
-    is_file = any(c in glob for c in "*?") or "." in glob.rsplit("/", 1)[-1].lstrip(".")
+    is_file = any(c in glob for c in "*?[") or "." in glob.rsplit("/", 1)[-1].lstrip(".")
     return prefix + body + ("$" if is_file else "(?:/|$)")
+
+
+def _glob_body(glob: str) -> str:
+    """The regex of a glob without braces. A star before a one-character
+    literal and another star stops at the first place it fits (`*a*` ->
+    `[^/a]*a[^/]*`), so `*a*a*` matches in one way only."""
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:|.*/)")  # any folders, or none
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            literal = _GLOB_LITERAL.match(glob, i + 1)
+            single = literal and len(literal.group()) == 1 and glob.startswith("*", literal.end())
+            out.append(f"[^/{re.escape(literal.group())}]*" if single else "[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and (end := glob.find("]", i + 2)) > 0:
+            inner = glob[i + 1:end]
+            negated = inner[:1] in ("!", "^")
+            inner = re.sub(r"([\\\[\]^])", r"\\\1", inner[1:] if negated else inner)
+            out.append(f"[^/{inner}]" if negated else f"[{inner}]")
+            i = end + 1
+        else:
+            out.append(js_escape(glob[i]))
+            i += 1
+    return "".join(out)
+
+
+_MCP_FULL = re.compile(r"^mcp__[\w-]+__[\w-]+$")
+_MCP_SERVER = re.compile(r"^mcp__([\w-]+)$")
+
+
+def mcp_tools(names: list[str]) -> tuple[list[str], list[dict]]:
+    """MCP tool names -> (tool_match, patterns) that fire on the names Claude Code uses,
+    `mcp__<server>__<tool>` (interlinked-harness.md §6 item 8).
+
+    A full name matches exactly; `server__tool` also gains its prefix. A bare
+    tool (`volumeDelete`) or a whole server (`mcp__github`) leaves a part of the
+    name unknown: every tool is matched and a tool_name regex picks them out,
+    since tool_match takes no globs.
+    """
+    exact, regexes = [], []
+    for name in names:
+        if _MCP_FULL.match(name):
+            exact.append(name)
+        elif server := _MCP_SERVER.match(name):
+            regexes.append(f"mcp__{js_escape(server.group(1))}__.+")
+        elif "__" in name:
+            exact += [name, "mcp__" + name]
+        else:
+            regexes += [js_escape(name), rf"mcp__.+__{js_escape(name)}"]
+    if not regexes:
+        return list(dict.fromkeys(exact)), []
+    alternatives = list(dict.fromkeys([js_escape(n) for n in exact] + regexes))
+    return ["*"], [{"field": "tool_name", "regex": "^" + any_of(alternatives) + "$", "flags": ""}]
 
 
 def redos_reasons(regex: str) -> list[str]:

@@ -15,7 +15,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
-from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, missing_flags_regex
+from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, lexicon_regex, mcp_tools, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
@@ -54,11 +54,16 @@ class Lexicon:
         return None
 
 
+def _entry(entry: dict) -> dict:
+    """A prose or event entry: its `when` compiled, the placeholders of its regex filled."""
+    return {**entry, "when_re": re.compile(entry["when"])} | ({"regex": lexicon_regex(entry["regex"])} if "regex" in entry else {})
+
+
 @lru_cache(maxsize=1)
 def load_lexicon() -> Lexicon:
     text = read_grammar("lexicon.yaml")
     data = yaml.safe_load(text)
-    prose = tuple({**entry, "when_re": re.compile(entry["when"])} for entry in data["prose"])
+    prose = tuple(map(_entry, data["prose"]))
     verbs = {kind: frozenset(words) for kind, words in data["verbs"].items()}
     return Lexicon(
         tools=data["tools"],
@@ -74,7 +79,7 @@ def load_lexicon() -> Lexicon:
         placeholders=frozenset(data["placeholders"]),
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
         not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
-        events=tuple({**e, "when_re": re.compile(e["when"])} for e in data["events"]),
+        events=tuple(map(_entry, data["events"])),
         clause_words={k: frozenset(v) for k, v in data["clause_words"].items()},
         qualifiers={
             "harmless": tuple(re.compile(p) for p in data["qualifiers"]["harmless"]),
@@ -234,7 +239,8 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
     tools = lex.tools
     interpreted = any(o["kind"] == "word" for o in clause.objects) or kind == "content"
     if kind == "mcp":
-        return Trigger("mcp", sorted(set(texts), key=texts.index), [], summary=_slug_words(texts), values=texts)
+        tool_match, patterns = mcp_tools(texts)
+        return Trigger("mcp", tool_match, patterns, summary=_slug_words(texts), values=texts)
     exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "command":
         pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": "", "strip_wrappers": True}
@@ -270,7 +276,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
         regex = entry["regex"]
         if "names" in entry:  # the regex names only what the sentence names
             named = sorted(set(re.findall(entry["names"], clause.scope_text)))
-            regex = regex.replace("{names}", "|".join(named))
+            regex = regex.replace("{NAMES}", "|".join(named))
         patterns = [{"field": f, "regex": regex, "flags": entry.get("flags", "")} for f in fields]
         if tool == "shell":
             patterns[0]["strip_wrappers"] = True

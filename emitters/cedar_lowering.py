@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..compiler.regexes import ALIASES
 from ..compiler.sondera import TOOL_ACTIONS, cedar_string
 from .like import Unsupported, lower
 
@@ -83,10 +84,10 @@ def _like_condition(attr: str, regex: str, flags: str, lowercase: bool) -> tuple
 def _parse_condition(command: str) -> tuple[str, bool]:
     """v2: a command as facts of context.parse (survives paths, sudo, flag order, pipelines)."""
     tokens = command.strip().removeprefix("$ ").split()
-    program = tokens[0].rsplit("/", 1)[-1]
+    program = tokens[0].rsplit("/", 1)[-1].lower()  # parse.programs holds lower-case basenames
     terms = [f"context.parse.programs.contains({cedar_string(program)})"]
     exact = True
-    for token in tokens[1:]:
+    for n, token in enumerate(tokens[1:]):
         if token.startswith("<") or token in ("...", "…") or token.startswith("$"):
             exact = False
             continue
@@ -97,7 +98,9 @@ def _parse_condition(command: str) -> tuple[str, bool]:
         elif token.startswith("-"):
             terms.append(f"context.parse.program_flags.contains({cedar_string(f'{program}:{token}')})")
         else:
-            terms.append(f"context.parse.program_args.contains({cedar_string(f'{program}:{token}')})")
+            spellings = (token, *ALIASES.get((program, token), ())) if n == 0 else (token,)  # npm i = npm install
+            either = " || ".join(f"context.parse.program_args.contains({cedar_string(f'{program}:{s}')})" for s in spellings)
+            terms.append(f"({either})" if len(spellings) > 1 else either)
             exact = False  # argument order is not kept
     return (terms[0] if len(terms) == 1 else "(" + " && ".join(terms) + ")"), exact
 
@@ -193,9 +196,15 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
     if imp.trigger["kind"] == "mcp":
         if not target.tool_calls:
             return Omitted("Sondera v1 has no action for MCP and other tools (v2 has PreToolUse)")
-        condition = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger["tool_match"])
+        condition, exact, notes = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger["tool_match"]), True, ()
+        if imp.trigger["patterns"]:  # tool_match "*" and a tool_name regex: the server is unknown
+            pattern = imp.trigger["patterns"][0]
+            try:
+                condition, exact, notes = _like_condition("tool", pattern["regex"], pattern.get("flags", "i"), False)
+            except Unsupported as exc:
+                return Omitted(f"tool name pattern {pattern['regex']!r} has no like form: {exc}")
         return [Policy(imp.id, ["PreToolUse"], " && ".join([*scope_terms, f"({condition})" if " || " in condition else condition]),
-                       escalate=escalate, action_on_violation=action_on_violation if target.extensions else "", extensions=extensions)]
+                       not exact, list(notes), escalate, action_on_violation if target.extensions else "", extensions)]
     actions = _actions(imp.trigger)
     if not actions:
         return Omitted(f"no Sondera action for tools {', '.join(imp.trigger['tool_match'])}")

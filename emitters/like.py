@@ -16,6 +16,8 @@ import re
 import re._constants as C
 import re._parser as sre
 from dataclasses import dataclass, field
+from itertools import product
+from math import prod
 
 MAX_ALTERNATIVES = 64
 _WILD = object()  # `*` in a glob
@@ -83,7 +85,7 @@ class _Lowering:
         if op is C.LITERAL:
             char = chr(av)
             if self.ignore_case and char.isalpha():
-                self.approximate("case-insensitive letters match only as written")
+                self.approximate(_CASE_NOTE)
             return [self._append(a, char) for a in alts]
         if op is C.AT:
             if av is C.AT_BEGINNING:
@@ -119,6 +121,9 @@ class _Lowering:
                     return [self._append(a, _WILD) for a in alts]
                 self.approximate("white space matches a single space")
                 return [self._append(a, " ") for a in alts]
+            if not single and low == 0:  # wrappers before a program, options before a subcommand
+                self.approximate("an optional repeated group is matched zero times")
+                return alts
             if not (single and sub[0][0] is C.ANY and low == 0 and high == C.MAXREPEAT):
                 self.approximate("a repetition becomes *")
             return [self._append(a, _WILD) for a in alts]
@@ -171,5 +176,41 @@ def lower(regex: str, flags: str = "") -> LikeForm:
         if key not in seen:
             seen.add(key)
             unique.append(alt)
+    if _CASE_NOTE in lowering.notes:
+        unique = [variant for alt in unique for variant in _case_variants(alt)]
     return LikeForm(unique, exact=not lowering.notes, notes=lowering.notes)
 
+
+_CASE_NOTE = "case-insensitive letters match in four spellings: as written, lower, upper and Title-Case"
+_MAX_CASE_VARIANTS = 16
+
+
+def _spell(run: str, kind: int) -> str:
+    """A run of text as written (0), lower-case (1), upper-case (2) or Title-Case (3)."""
+    if kind == 3:
+        return "".join(c.lower() if i and run[i - 1].isalpha() else c.upper() for i, c in enumerate(run))
+    return (run, run.lower(), run.upper())[kind]
+
+
+def _case_variants(alt: Alternative) -> list[Alternative]:
+    """`Co-authored-by` as written and as `co-authored-by`, `CO-AUTHORED-BY`, `Co-Authored-By`,
+    each run of literal text on its own (`git commit*Co-Authored-By*`): `like` is
+    case-sensitive, and these are the spellings people and tools write."""
+    runs = [[]]
+    for piece in alt.pieces:
+        if piece is _WILD:
+            runs.append([])
+        else:
+            runs[-1].append(piece)
+    texts = ["".join(run) for run in runs]
+    choices = [list(dict.fromkeys(_spell(t, kind) for kind in range(4))) for t in texts]
+    if prod(map(len, choices)) <= _MAX_CASE_VARIANTS:
+        combos = list(product(*choices))
+    else:  # too many: the whole text in each spelling
+        combos = list(dict.fromkeys(tuple(_spell(t, kind) for t in texts) for kind in range(4)))
+    variants = []
+    for combo in combos:
+        variant = alt.copy()
+        variant.pieces = [piece for n, run in enumerate(combo) for piece in ([_WILD] if n else []) + list(run)]
+        variants.append(variant)
+    return variants
