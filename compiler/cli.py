@@ -185,8 +185,8 @@ def _compile(args, fetcher=fetch_https) -> int:
         print("Distilling: " + (", ".join(names) or "(no rule files found)"))
     previous = _previous(project)
     sources, errors, dropped = load_sources(targets, project.root, project.home)
-    if args.targets and previous is not None:
-        sources = merge_previous(previous, sources)
+    if previous is not None:  # a subset run keeps the other sources; discovery keeps accepted remote ones
+        sources = merge_previous(previous, sources, project.root, remote_only=not args.targets)
     if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
         doc = project.load_rules()
         stderr("up to date: no source changed since the last run; nothing written")

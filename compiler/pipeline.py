@@ -13,7 +13,7 @@ from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
 from .regexes import redos_reasons, syntax_problems
-from .sources import Source, SourceError, read_source, skip_reason, source_from_bytes
+from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
 from .targets import Targets
 
 
@@ -55,6 +55,23 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
         reason = skip_reason(source)
         (dropped.append({"file": source.file, "reason": reason}) if reason else kept.append(source))
     return kept, errors, dropped
+
+
+_FOLDER_SCOPED_KINDS = ("path", "content")
+
+
+def _scope_to_folder(imperative, source: Source) -> None:
+    """A nested or vendored file speaks for its folder only (§2a): its path and content rules are
+    scoped to that folder at extraction; any other rule cannot be, so it stays out of Pass 1."""
+    trigger = imperative.trigger
+    if not source.subtree or "pass1" not in imperative.routes or trigger is None or trigger["kind"] in _FOLDER_SCOPED_KINDS:
+        return
+    imperative.routes = [r for r in imperative.routes if r != "pass1"]
+    if "pass2" not in imperative.routes:
+        imperative.routes.append("pass2")
+    imperative.reasons.append(f"Pass 1 dropped: {source.file} speaks only for {source.subtree}/, and a "
+                              f"{trigger['kind'].split(':')[0]} rule cannot be limited to one folder")
+    imperative.pass2_cause = f"it comes from {source.file}, which applies only to work in {source.subtree}/"
 
 
 def _vet(imperative) -> None:
@@ -104,6 +121,8 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
             extractor = Extractor(source)
             extractor.run()
             imperatives, skipped, prose = extractor.imperatives, extractor.skipped, extractor.prose
+        for imperative in imperatives:
+            _scope_to_folder(imperative, source)
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
@@ -139,15 +158,26 @@ def _removed(previous: PolicyIR, current: PolicyIR) -> list[dict]:
     ]
 
 
-def merge_previous(previous: PolicyIR, sources: list[Source]) -> list[Source]:
-    """A subset run keeps every other source of the previous run, unchanged (§3)."""
+def merge_previous(previous: PolicyIR, sources: list[Source], root: Path | None = None, remote_only: bool = False) -> list[Source]:
+    """A subset run keeps every other source of the previous run, unchanged (§3).
+
+    With `remote_only`, only the remote sources (accepted `gh:`/`url:` targets,
+    which discovery cannot find) are kept: they persist until their group is
+    removed. Rank and group are derived again from the path, never read from
+    the previous IR.
+    """
     named = {s.file for s in sources}
+    subs = submodules(root) if root else ()
     kept = []
     for old in previous.sources:
-        if old.file not in named:
-            source = source_from_bytes(old.file, old.text.encode("utf-8"), group_id=old.group_id if not old.group_id.startswith(("local:", "skill:")) else "")
-            source.precedence = old.precedence  # a home global keeps its low rank
-            kept.append(source)
+        if old.file in named or (remote_only and not old.group_id.startswith(REMOTE_GROUPS)):
+            continue
+        foreign = old.group_id.startswith((*REMOTE_GROUPS, "home:"))
+        try:
+            kept.append(source_from_bytes(old.file, old.text.encode("utf-8"), group_id=old.group_id if foreign else "",
+                                          vendored=load_conventions().vendored(old.file, subs)))
+        except SourceError:
+            continue  # an empty or binary text cannot come from a source policyc read; nothing to keep
     return sources + kept
 
 
