@@ -12,6 +12,8 @@ from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
+from . import regex_safety
+from .regex_safety import rule_regexes
 from .regexes import redos_reasons, syntax_problems
 from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
 from .targets import Targets
@@ -74,17 +76,29 @@ def _scope_to_folder(imperative, source: Source) -> None:
     imperative.pass2_cause = f"it comes from {source.file}, which applies only to work in {source.subtree}/"
 
 
-def _vet(imperative) -> None:
-    """Keep a Pass 1 rule only if every regex would load and run in the harness."""
-    if "pass1" not in imperative.routes:
-        return
-    for pattern in imperative.trigger["patterns"]:
-        problems = redos_reasons(pattern["regex"]) + syntax_problems(pattern["regex"], pattern.get("flags", "i"))
-        if problems:
+def _vet(imperatives) -> None:
+    """Keep a Pass 1 rule only if every regex it has the harness run loads and is proven safe to run.
+
+    One batch for the whole run (one Node.js process); a failing regex routes
+    its rule to Pass 2 with the reason, the run goes on.
+    """
+    candidates = [i for i in imperatives if "pass1" in i.routes]
+    regexes = [rule_regexes(i.trigger["patterns"], i.scope) for i in candidates]
+    verdicts = iter(regex_safety.problems([(regex, flags) for found in regexes for _, regex, flags in found]))
+    for imperative, found in zip(candidates, regexes):
+        problem = ""
+        for what, regex, flags in found:
+            safety = next(verdicts)  # consumed for every regex, so the verdicts stay aligned
+            issues = (redos_reasons(regex) + syntax_problems(regex, flags) if what == "pattern" else []) + [safety] * bool(safety)
+            if issues and not problem:
+                problem = f"{what} {regex!r} {issues[0]}"
+                cause = f"its {what.replace('_', ' ')} cannot load in the harness ({issues[0]})"
+        if problem:
             imperative.routes = [r for r in imperative.routes if r != "pass1"]
-            imperative.reasons.append(f"Pass 1 dropped: pattern {pattern['regex']!r} {problems[0]}")
-            imperative.pass2_cause = f"its pattern cannot load in the harness ({problems[0]})"
-            return
+            if "pass2" not in imperative.routes:
+                imperative.routes.append("pass2")
+            imperative.reasons.append(f"Pass 1 dropped: {problem}")
+            imperative.pass2_cause = cause
 
 
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
@@ -126,8 +140,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
-    for imperative in ir.imperatives:
-        _vet(imperative)
+    _vet(ir.imperatives)
     assign_ids(ir.imperatives)
     resolve_conflicts(ir)
     if previous is not None:
