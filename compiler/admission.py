@@ -18,6 +18,7 @@ from functools import lru_cache
 import yaml
 
 from ..grammar import read as read_grammar
+from . import regex_safety
 from .regexes import redos_reasons, syntax_problems
 from .sources import load_conventions
 
@@ -151,6 +152,11 @@ def _kind(imp, source, data: _Data):
 
 def _scope(imp, source, data: _Data):
     clause, trigger = imp.clause, imp.trigger
+    if source is not None and source.subtree and tool_kind(trigger) not in ("path", "content"):
+        # a nested or vendored file speaks for its folder only; path and content rules are scoped
+        # to it at extraction, but a command or tool call carries no folder to scope by
+        return (f"it comes from {source.file}, which applies only to work in {source.subtree}/, and a "
+                f"{tool_kind(trigger)} rule cannot be limited to one folder"), None
     qualifiers = clause.get("qualifiers", [])
     if qualifiers:
         return f"unresolved qualifier: '{qualifiers[0]}' narrows the rule, and no file scope says so", None
@@ -211,11 +217,37 @@ def admit(imp, source=None) -> None:
     for gate in GATES:
         found = _CHECKS[gate](imp, source, data)
         if found:
-            reason, rate = found
-            imp.admission = Admission("demoted", gate, reason, rate)
-            imp.routes = [r for r in imp.routes if r != "pass1"]
-            imp.action = "block" if imp.marker_class == "block-direct" else "warn"  # as for any Pass 2 only rule
-            imp.pass2_cause = reason
-            imp.reasons.append(f"demoted by the {gate} gate: {reason} -> Pass 2")
+            _demote(imp, gate, *found)
             return
     imp.admission = Admission("admitted", "", "every gate admits it")
+
+
+def _demote(imp, gate: str, reason: str, rate: dict | None = None) -> None:
+    imp.admission = Admission("demoted", gate, reason, rate)
+    imp.routes = [r for r in imp.routes if r != "pass1"]
+    if "pass2" not in imp.routes:
+        imp.routes.append("pass2")
+    imp.action = "block" if imp.marker_class == "block-direct" else "warn"  # as for any Pass 2 only rule
+    imp.pass2_cause = reason
+    imp.reasons.append(f"demoted by the {gate} gate: {reason} -> Pass 2")
+
+
+def admit_all(imperatives, sources: dict) -> None:
+    """Admit every imperative of a run (`sources`: file -> its SourceIR).
+
+    The per-candidate gates run first; then every regex an admitted rule has the
+    harness run (patterns, file_scope, after_command) must be proven safe to run
+    (compiler/regex_safety.py: a static analysis, and one Node.js trial for the
+    whole run). An unsafe regex demotes its rule through the loadable gate;
+    it never stops the run.
+    """
+    for imp in imperatives:
+        admit(imp, sources.get(imp.file))
+    admitted = [i for i in imperatives if "pass1" in i.routes]
+    found = [regex_safety.rule_regexes(i.trigger["patterns"], i.scope) for i in admitted]
+    verdicts = iter(regex_safety.problems([(regex, flags) for regexes in found for _, regex, flags in regexes]))
+    for imp, regexes in zip(admitted, found):
+        problems = [(what, regex, problem) for (what, regex, _), problem in zip(regexes, verdicts) if problem]
+        if problems:
+            what, regex, problem = problems[0]
+            _demote(imp, "loadable", f"its {what.replace('_', ' ')} {regex!r} is not safe to run in the harness ({problem})")

@@ -1,4 +1,4 @@
-"""The ten §12 self-checks, plus a real JavaScript engine for every regex.
+"""The ten §12 self-checks, plus a real JavaScript engine and a safety proof for every regex.
 
 `self_check` returns failures as (rule id or "-", message); the caller aborts
 the write when there is any.
@@ -16,6 +16,8 @@ import jsonschema
 from referencing import Registry, Resource
 
 from ..schemas import read as read_schema
+from . import regex_safety
+from .regex_safety import rule_regexes
 from .regexes import redos_reasons, syntax_problems
 
 MAX_OUTPUT_BYTES = 2 * 1024 * 1024
@@ -127,6 +129,12 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
     size = len(json.dumps(doc, indent=2, ensure_ascii=False).encode())
     if size >= MAX_OUTPUT_BYTES:
         failures.append(("-", f"output is {size} bytes, over 2 MB"))
+    # every regex the harness runs (patterns, file_scope, after_command) proven safe: static analysis, Node.js trial
+    scoped = [(rule.get("id", "-"), what, regex, flags) for rule in rules
+              for what, regex, flags in rule_regexes(rule.get("patterns", []), rule.get("active_when") or {})]
+    for (rid, what, regex, _), problem in zip(scoped, regex_safety.problems([(r, f) for *_, r, f in scoped], use_node)):
+        if problem:
+            failures.append((rid, f"{what} {regex!r}: {problem}"))
     # every regex in a real JavaScript engine
     if use_node:
         for rid, problem in zip(owners, node_problems(pairs) or []):

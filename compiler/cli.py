@@ -31,7 +31,7 @@ from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
 from .output import LockError, find_root, locked, write_atomic
-from .pipeline import compile_sources, load_sources, merge_previous, same_compiler
+from .pipeline import SEAL_NAME, compile_sources, keep_failed, load_sources, merge_previous, same_compiler, seal, sealed
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
 from .report import summary_data, summary_text
@@ -128,6 +128,7 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
         (project.out / path).unlink(missing_ok=True)  # and last run's copy must not pass for it
     for path, text in files.items():
         write_atomic(project.out / path, text)
+    write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]))
     return doc, failures, True
 
 
@@ -142,14 +143,19 @@ def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str],
     return 1 if ir.errors or failures else 0
 
 
-def _previous(project: Project) -> PolicyIR | None:
+def _previous(project: Project) -> tuple[PolicyIR | None, bool]:
+    """The last run's IR and whether its items may be reused (it is the file policyc wrote)."""
     if not project.ir().is_file():
-        return None
+        return None, False
+    trusted = sealed(project.ir())
     try:
-        return load_ir(project.ir(), validate=False)
+        previous = load_ir(project.ir(), validate=not trusted)
     except ValueError as exc:
         stderr(f"warning: ignoring the previous IR: {exc}")
-        return None
+        return None, False
+    if not trusted:
+        stderr(f"warning: {project.ir().name} is not the file policyc last wrote; every source is compiled afresh")
+    return previous, trusted
 
 
 def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, overrides) -> bool:
@@ -183,16 +189,19 @@ def _compile(args, fetcher=fetch_https) -> int:
         names = [p.relative_to(project.root).as_posix() for p in targets.paths] + [f"~/{p.relative_to(project.home).as_posix()}" for p in targets.home]
         names += [f"{r.label} (fetched sha256:{r.sha256[:12]}…)" for r in targets.remotes]
         print("Distilling: " + (", ".join(names) or "(no rule files found)"))
-    previous = _previous(project)
+    previous, trusted = _previous(project)
     sources, errors, dropped = load_sources(targets, project.root, project.home)
-    if args.targets and previous is not None:
-        sources = merge_previous(previous, sources)
-    if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
+    kept: list[str] = []
+    if previous is not None:  # a subset run keeps the other sources; discovery keeps accepted remote ones
+        sources = merge_previous(previous, sources, project.root, remote_only=not args.targets)
+        sources, kept = keep_failed(previous, sources, errors, project.root)
+    if trusted and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
         doc = project.load_rules()
         stderr("up to date: no source changed since the last run; nothing written")
         return _report(previous, doc, project.rules(), ([], True), args)
-    ir = compile_sources(sources, errors, previous, overrides)
+    ir = compile_sources(sources, errors, previous, overrides, reuse=trusted)
     ir.dropped = dropped
+    ir.warnings += kept
     for error in ir.errors:
         stderr(f"error: {error['message']}")
     for warning in ir.warnings:

@@ -10,7 +10,11 @@ whose commands are token prefixes of each other (both regexes built by
 that the lexicon declares `within` that command. Every other pair is compared
 by exact equality (interegular, the one regex-inclusion library, rejects the
 anchors, word boundaries and look-aheads every emitted regex uses).
-Scope-disjoint rules (different skills or file scopes) never conflict.
+Only rules that apply to exactly the same calls, agents and moments can
+merge or suppress: the key holds the scope (skill, file scope, overlay), the
+agent roles and the command sequence, so a merge never narrows who or what a
+rule applies to (a subagent-only rule never speaks for a rule of every agent).
+The merged rule takes the strictest action and the highest severity of all.
 Losers are not dropped: every merge is listed in `conflicts` with the ids it
 overrides and the action and severity it settles on; `shadowed` and `merged`
 read them back. The imperatives themselves stay as extracted, so an
@@ -24,12 +28,18 @@ import json
 from .ir import STRICTNESS, Imperative, PolicyIR
 from .triggers import load_lexicon
 
+_SEVERITY_RANK = ("low", "medium", "high", "critical")
+
+
+def _reach(imp: Imperative) -> str:
+    """Who and when a rule applies to: its scope, agent roles and command sequence."""
+    return json.dumps([imp.scope, sorted(imp.applies_to_roles), imp.sequence], sort_keys=True)
 
 
 def _key(imp: Imperative) -> tuple:
     trigger = imp.trigger
     patterns = tuple(sorted((p["field"], p["regex"], p.get("flags", "i"), bool(p.get("negate"))) for p in trigger["patterns"]))
-    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, json.dumps(imp.scope, sort_keys=True))
+    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, _reach(imp))
 
 
 def command_prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
@@ -53,7 +63,7 @@ def prefixes_cover(mine: list[tuple[str, ...]], theirs: list[tuple[str, ...]]) -
 
 def _broader(a: Imperative, b: Imperative) -> bool:
     """Every call b fires on, a fires on too (and not the other way round)."""
-    if a.scope != b.scope or sorted(a.trigger["tool_match"]) != sorted(b.trigger["tool_match"]):
+    if _reach(a) != _reach(b) or sorted(a.trigger["tool_match"]) != sorted(b.trigger["tool_match"]):
         return False
     if a.trigger["kind"] != "command":
         return False
@@ -87,7 +97,7 @@ def resolve(ir: PolicyIR) -> None:
             _merge(ir, winner, losers, "same trigger")
     buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and scope can cover each other
     for imp in winners:
-        buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), json.dumps(imp.scope, sort_keys=True)), []).append(imp)
+        buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), _reach(imp)), []).append(imp)
     for bucket in buckets.values():
         for i, broad in enumerate(bucket):
             if broad.trigger["kind"] != "command" or broad.id in covered:
@@ -101,11 +111,9 @@ def resolve(ir: PolicyIR) -> None:
 
 def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:
     earlier = next((c for c in ir.conflicts if c["id"] == winner.id), None)
-    strictest = max([winner, *losers], key=lambda i: STRICTNESS.get(i.action, 0))
-    if earlier is not None and STRICTNESS[earlier["action"]] >= STRICTNESS.get(strictest.action, 0):
-        action, severity = earlier["action"], earlier["severity"]
-    else:
-        action, severity = strictest.action, strictest.severity
+    members = [winner, *losers]
+    action = max([i.action for i in members] + ([earlier["action"]] if earlier else []), key=lambda a: STRICTNESS.get(a, 0))
+    severity = max([i.severity for i in members] + ([earlier["severity"]] if earlier else []), key=_SEVERITY_RANK.index)
     entry = earlier or {"id": winner.id, "winning_source": _where(winner), "overridden_sources": [], "overridden_ids": [],
                         "resolution": ""}
     entry["overridden_sources"] += [_where(i) for i in losers]

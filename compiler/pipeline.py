@@ -2,31 +2,67 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
-from .admission import admit
+from .. import grammar, schemas
+from .admission import admit_all
 from .conflicts import resolve as resolve_conflicts
 from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
-from .sources import Source, SourceError, read_source, skip_reason, source_from_bytes
+from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
 from .targets import Targets
 
 
-def distiller_name() -> str:
+_DATA_SUFFIXES = (".yaml", ".lark", ".json", ".cedarschema")
+
+
+@lru_cache(maxsize=1)
+def compiler_fingerprint() -> str:
+    """The package version and a hash of every grammar and schema data file: what extraction depends on."""
+    digest = hashlib.sha256()
+    for package in (grammar, schemas):
+        for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(_DATA_SUFFIXES):
+                digest.update(f"{package.__name__}/{entry.name}\0".encode() + entry.read_bytes() + b"\0")
     try:
-        return f"policyc@{version('policyc')}"
+        release = version("policyc")
     except PackageNotFoundError:  # running from a checkout without an install
-        return "policyc@dev"
+        release = "dev"
+    return f"{release}+{digest.hexdigest()[:12]}"
+
+
+def distiller_name() -> str:
+    return f"policyc@{compiler_fingerprint()}"
 
 
 def same_compiler(previous: PolicyIR) -> bool:
-    """`previous` was written by this policyc and this IR version, so its items can be reused."""
+    """`previous` was written by this policyc, with these data files and IR version, so its items can be reused."""
     return previous.distiller == distiller_name() and previous.ir_version == IR_VERSION
+
+
+SEAL_NAME = ".policy.ir.seal"
+
+
+def seal(ir_text: str) -> str:
+    """What policyc records beside the policy.ir.json it writes: the file's hash."""
+    return json.dumps({"policy.ir.json": "sha256:" + hashlib.sha256(ir_text.encode("utf-8")).hexdigest()}) + "\n"
+
+
+def sealed(ir_path: Path) -> bool:
+    """policy.ir.json is exactly what policyc wrote (not edited by hand since), so its items may be reused."""
+    try:
+        return (ir_path.parent / SEAL_NAME).read_text(encoding="utf-8") == seal(ir_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def distilled_at() -> str:
@@ -58,15 +94,17 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
 
 
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
-                    overrides: Overrides | None = None) -> PolicyIR:
+                    overrides: Overrides | None = None, reuse: bool = True) -> PolicyIR:
     """Extract every source; a source whose hash matches `previous` reuses its items (§3).
 
-    Sources of a group the overrides remove are left out before extraction (§9).
+    Items are reused only when `reuse` (the caller vouches that `previous` is
+    the file policyc wrote) and the compiler fingerprint matches. Sources of a
+    group the overrides remove are left out before extraction (§9).
     """
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
-    reusable = _reusable(previous)
+    reusable = _reusable(previous) if reuse else {}
     for source in sorted(sources, key=lambda s: s.file):
         ir.warnings.extend(source.warnings)
         ir.sources.append(
@@ -94,9 +132,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
-    by_file = {s.file: s for s in ir.sources}
-    for imperative in ir.imperatives:
-        admit(imperative, by_file.get(imperative.file))
+    admit_all(ir.imperatives, {s.file: s for s in ir.sources})
     assign_ids(ir.imperatives)
     resolve_conflicts(ir)
     if previous is not None:
@@ -112,6 +148,8 @@ def _reusable(previous: PolicyIR | None) -> dict:
     by_file = {s.file: (s.file, s.sha256) for s in previous.sources}
     for index, items in enumerate((previous.imperatives, previous.skipped, previous.prose)):
         for item in items:
+            if item.file not in by_file:  # an item with no source is not from a run of policyc: reuse nothing
+                return {}
             found[by_file[item.file]][index].append(item)
     return found
 
@@ -127,16 +165,43 @@ def _removed(previous: PolicyIR, current: PolicyIR) -> list[dict]:
     ]
 
 
-def merge_previous(previous: PolicyIR, sources: list[Source]) -> list[Source]:
-    """A subset run keeps every other source of the previous run, unchanged (§3)."""
+def merge_previous(previous: PolicyIR, sources: list[Source], root: Path | None = None, remote_only: bool = False) -> list[Source]:
+    """A subset run keeps every other source of the previous run, unchanged (§3).
+
+    With `remote_only`, only the remote sources (accepted `gh:`/`url:` targets,
+    which discovery cannot find) are kept: they persist until their group is
+    removed. Rank and group are derived again from the path, never read from
+    the previous IR.
+    """
     named = {s.file for s in sources}
+    subs = submodules(root) if root else ()
     kept = []
     for old in previous.sources:
-        if old.file not in named:
-            source = source_from_bytes(old.file, old.text.encode("utf-8"), group_id=old.group_id if not old.group_id.startswith(("local:", "skill:")) else "")
-            source.precedence = old.precedence  # a home global keeps its low rank
-            kept.append(source)
+        if old.file in named or (remote_only and not old.group_id.startswith(REMOTE_GROUPS)):
+            continue
+        foreign = old.group_id.startswith((*REMOTE_GROUPS, "home:"))
+        try:
+            kept.append(source_from_bytes(old.file, old.text.encode("utf-8"), group_id=old.group_id if foreign else "",
+                                          vendored=load_conventions().vendored(old.file, subs)))
+        except SourceError:
+            continue  # an empty or binary text cannot come from a source policyc read; nothing to keep
     return sources + kept
+
+
+def keep_failed(previous: PolicyIR, sources: list[Source], errors: list[dict], root: Path | None = None) -> tuple[list[Source], list[str]]:
+    """A source that could not be read this time keeps what the last run compiled from it.
+
+    Returns the sources with the kept ones added, and one line per kept file
+    for the summary. The read error stays in the IR (the run still exits 1).
+    """
+    failed = {e["file"] for e in errors}
+    earlier = [s for s in previous.sources if s.file in failed or s.file.removeprefix("~/") in failed]
+    if not earlier:
+        return sources, []
+    kept = merge_previous(PolicyIR(distiller="", distilled_at="", sources=earlier), sources, root)[len(sources):]
+    counts = {s.file: sum(1 for i in previous.imperatives if i.file == s.file and "pass1" in i.routes) for s in kept}
+    notes = [f"{s.file}: could not be read; its {counts[s.file]} rules of the last run are kept as they were" for s in kept]
+    return sources + kept, notes
 
 
 def compile_paths(paths: list[Path], root: Path) -> PolicyIR:

@@ -39,6 +39,17 @@ class Conventions:
     skip: frozenset[str]
     ignore_dirs: frozenset[str]
     roles: frozenset[str]
+    vendored_dirs: frozenset[str] = frozenset()
+    rank_offsets: tuple[tuple[str, int], ...] = ()
+
+    def offset(self, origin: str) -> int:
+        """How far below its convention a source of this origin ranks (home, vendored, remote)."""
+        return dict(self.rank_offsets).get(origin, 0)
+
+    def vendored(self, rel_path: str, submodules: tuple[str, ...] = ()) -> bool:
+        """Whether a root-relative path lies in third-party code (a vendored folder or a submodule)."""
+        folders = rel_path.split("/")[:-1]
+        return bool(set(folders) & self.vendored_dirs) or any(rel_path.startswith(s + "/") for s in submodules)
 
     def is_rule_file(self, rel_path: str) -> bool:
         """Whether a project walk compiles this root-relative path (§2a, §2d, ignored folders)."""
@@ -62,7 +73,20 @@ def load_conventions() -> Conventions:
     table = tuple(
         (c["pattern"], Convention(c["name"], c["kind"], c["precedence"])) for c in data["conventions"]
     )
-    return Conventions(table, frozenset(data["skip"]), frozenset(data["ignore_dirs"]), frozenset(data["roles"]))
+    return Conventions(table, frozenset(data["skip"]), frozenset(data["ignore_dirs"]), frozenset(data["roles"]),
+                       frozenset(data["vendored_dirs"]), tuple(sorted(data["rank_offsets"].items())))
+
+
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+def submodules(root: Path) -> tuple[str, ...]:
+    """Root-relative folders of the git submodules listed in `<root>/.gitmodules`."""
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    return tuple(sorted({m.strip("/") for m in _SUBMODULE_PATH.findall(text) if m.strip("/")}))
 
 
 @dataclass(slots=True)
@@ -102,12 +126,22 @@ def read_source(path: Path, root: Path, origin: str = "local") -> Source:
     except OSError as exc:
         raise SourceError(f"{rel}: cannot read: {exc.strerror or exc}") from None
     if origin == "home":
-        return source_from_bytes("~/" + rel, data, group_id=f"home:{rel}", precedence_offset=10)
-    return source_from_bytes(rel, data)
+        return source_from_bytes("~/" + rel, data, group_id=f"home:{rel}")
+    return source_from_bytes(rel, data, vendored=load_conventions().vendored(rel, submodules(root)))
 
 
-def source_from_bytes(rel: str, data: bytes, group_id: str = "", precedence_offset: int = 0) -> Source:
-    """A checked source from bytes; `group_id` replaces `local:<rel>` (home, gh:, url: sources)."""
+REMOTE_GROUPS = ("gh:", "url:")
+
+
+def source_from_bytes(rel: str, data: bytes, group_id: str = "", vendored: bool = False) -> Source:
+    """A checked source from bytes; `group_id` replaces `local:<rel>` (home, gh:, url: sources).
+
+    Precedence is earned from where the file is, never from its name alone: a
+    home global ranks below the project, a vendored file (a vendored folder in
+    its path, or `vendored`) speaks only for its folder and ranks below every
+    project file, and a remote source ranks below every local one and keeps
+    its own `gh:`/`url:` group, even when it is a SKILL.md.
+    """
     if b"\x00" in data:
         raise SourceError(f"{rel}: binary file (NUL bytes), not a rule file")
     try:
@@ -117,14 +151,24 @@ def source_from_bytes(rel: str, data: bytes, group_id: str = "", precedence_offs
     if not text.strip():
         raise SourceError(f"{rel}: empty file, nothing to compile")
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    convention = load_conventions().match(rel) or Convention("markdown", "imperative", 8)
+    conventions = load_conventions()
+    convention = conventions.match(rel) or Convention("markdown", "imperative", 8)
     source = Source(file=rel, text=text, sha256="sha256:" + hashlib.sha256(data).hexdigest(), convention=convention)
     _read_frontmatter(source)
     _derive_scope(source)
-    if group_id and not source.group_id.startswith("skill:"):
+    remote = group_id.startswith(REMOTE_GROUPS)
+    if group_id and (remote or not source.group_id.startswith("skill:")):
         source.group_id = group_id
         source.subtree = ""
-    source.precedence = convention.precedence + precedence_offset
+    if remote:
+        origin = "remote"
+    elif group_id.startswith("home:"):
+        origin = "home"
+    else:
+        origin = "vendored" if vendored or conventions.vendored(rel) else "local"
+    if origin == "vendored" and not source.group_id.startswith("skill:"):
+        source.subtree = source.subtree or rel.rsplit("/", 1)[0]
+    source.precedence = convention.precedence + conventions.offset(origin)
     return source
 
 
@@ -233,9 +277,11 @@ def _derive_scope(source: Source) -> None:
         source.scope["skill"] = skill
     else:
         source.group_id = f"local:{source.file}"
-        folder = source.file.rsplit("/", 1)[0] if "/" in source.file else ""
-        if folder and source.convention.name in _SUBTREE_CONVENTIONS and not folder.startswith("."):
-            source.subtree = folder
+        folders = source.file.split("/")[:-1]
+        dotted = next((i for i, f in enumerate(folders) if f.startswith(".")), None)
+        anchor = "/".join(folders[:dotted])  # the folder a `.cursor/rules/x.mdc` or nested AGENTS.md speaks for
+        if anchor and (source.convention.name in _SUBTREE_CONVENTIONS or dotted is not None):
+            source.subtree = anchor
     parts = source.file.split("/")
     if len(parts) >= 2 and parts[-2] == "model-overlays":
         source.scope["overlay"] = name.rsplit(".", 1)[0]

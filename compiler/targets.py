@@ -53,13 +53,23 @@ def discover(root: Path, home: Path | None = None) -> Targets:
     """Every rule file of a known convention under root, and the globals under home."""
     conventions = load_conventions()
     found = _walk(root, conventions.is_rule_file)
-    targets = Targets(paths=[p for p in found if p.resolve().is_relative_to(root)])
+    targets = Targets(paths=_once([p for p in found if p.resolve().is_relative_to(root)]))
     if home and home.is_dir() and not root.is_relative_to(home / ".codex"):
         for folder in HOME_FOLDERS:
             if (home / folder).is_dir():
                 targets.home += _walk(home / folder, lambda rel, f=folder: conventions.is_rule_file(f"{f}/{rel}"))
     _progress(len(targets.paths) + len(targets.home))
     return targets
+
+
+def _once(paths: list[Path]) -> list[Path]:
+    """One path per file: a symlinked rule file is read once, at its real path when that is listed."""
+    chosen: dict[Path, Path] = {}
+    for path in paths:
+        real = path.resolve()
+        if real not in chosen or (chosen[real].is_symlink() and not path.is_symlink()):
+            chosen[real] = path
+    return sorted(chosen.values())
 
 
 def _progress(count: int) -> None:

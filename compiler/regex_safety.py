@@ -1,0 +1,366 @@
+"""Proof that every regex the harness will run is safe to run (issue 11, item 3).
+
+The harness runs `new RegExp(regex, flags).test(value)` in V8 on every tool call,
+with no timeout: a regex with catastrophic backtracking stalls every call. Each
+regex of a Pass 1 rule (its patterns, `active_when.file_scope`,
+`active_when.after_command.pattern`, OMP conditions) passes two checks:
+
+1. A static analysis of Python's parse tree (the emitted regexes are in the
+   JavaScript subset Python reads the same way): no unbounded repeat of a group
+   that can match one string in several ways (nested quantifiers over
+   overlapping characters, overlapping alternatives, an empty body), and no
+   three or more unbounded quantifiers in a row over characters they can all
+   match. A regex Python cannot parse, or that uses a Python-only escape, is
+   not proven safe.
+2. A timed trial in Node.js, one process for every regex of a run: each regex is
+   tested on adversarial strings of ATTACK_LENGTH characters built from its own
+   characters, and must finish every test within BUDGET_MS of CPU time (a hard
+   stop interrupts it after HARD_STOP_MS). Without Node.js only the static
+   analysis runs.
+
+A regex that fails either check keeps its rule out of Pass 1 (the caller routes
+it to Pass 2 with the reason); it never stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from re import _constants as C  # noqa: N812 (the sre opcodes)
+from re import _parser
+
+ATTACK_LENGTH = 10_000
+BUDGET_MS = 100
+HARD_STOP_MS = 1_000
+_UNBOUNDED = 16  # a repeat allowing this many or more is treated as unbounded
+_CHAIN = 3  # this many unbounded quantifiers in a row over shared characters: polynomial blow-up
+_UNIVERSE = tuple(chr(i) for i in range(128)) + ("é", "ß", "\u00a0", "\u2028", "\u212a", "中", "😀")
+_PREFERRED = "a0/ .-_eA"
+_JS_SPACE = frozenset(" \t\n\r\v\f\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | frozenset(map(chr, range(0x2000, 0x200b)))
+_PY_ONLY = re.compile(r"\\N\{")
+
+_TRIAL = r"""
+const vm = require('vm');
+const [N, BUDGET, STOP] = %s;
+const jobs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const ctx = vm.createContext({r: null, s: ''});
+const script = new vm.Script('r.test(s)');
+const out = jobs.map(([regex, flags, seeds, suffixes]) => {
+  let re;
+  try { re = new RegExp(regex, flags); } catch (e) { return 'JavaScript rejects it: ' + e.message; }
+  for (const seed of seeds) {
+    const body = seed.repeat(Math.ceil(N / seed.length)).slice(0, N);
+    for (const suffix of suffixes) {
+      ctx.r = re; ctx.s = body + suffix;
+      const before = process.cpuUsage();
+      try { script.runInContext(ctx, {timeout: STOP}); }
+      catch (e) { return `did not finish within ${STOP} ms on a ${N}-character input`; }
+      const used = process.cpuUsage(before);
+      const ms = (used.user + used.system) / 1000;
+      if (ms > BUDGET) return `took ${Math.round(ms)} ms on a ${N}-character input (the bound is ${BUDGET} ms)`;
+    }
+  }
+  return '';
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+# (regex, flags) -> '' or the problem: each regex is analysed and tried once per process
+_static: dict[tuple[str, str], str] = {}
+_tried: dict[tuple[str, str], str] = {}
+
+
+def _py_flags(flags: str) -> int:
+    return (re.IGNORECASE if "i" in flags else 0) | (re.DOTALL if "s" in flags else 0) | (re.MULTILINE if "m" in flags else 0)
+
+
+def _parse(regex: str, flags: str):
+    return _parser.parse(regex, _py_flags(flags))
+
+
+# --- character sets over a small universe of representative characters ---
+
+def _category(cat) -> frozenset[str]:
+    tests = {
+        C.CATEGORY_DIGIT: lambda c: "0" <= c <= "9", C.CATEGORY_NOT_DIGIT: lambda c: not "0" <= c <= "9",
+        C.CATEGORY_SPACE: lambda c: c in _JS_SPACE, C.CATEGORY_NOT_SPACE: lambda c: c not in _JS_SPACE,
+        C.CATEGORY_WORD: lambda c: c.isascii() and (c.isalnum() or c == "_"),
+        C.CATEGORY_NOT_WORD: lambda c: not (c.isascii() and (c.isalnum() or c == "_")),
+    }
+    test = tests.get(cat, lambda c: True)
+    return frozenset(c for c in _UNIVERSE if test(c))
+
+
+def _fold(chars: frozenset[str], ignore_case: bool) -> frozenset[str]:
+    if not ignore_case:
+        return chars
+    return frozenset(c for c in _UNIVERSE if c in chars or c.lower() in chars or c.upper() in chars)
+
+
+def _single(op, av, state) -> frozenset[str] | None:
+    """The characters one single-character item matches; None for any other item."""
+    if op is C.LITERAL:
+        chars = frozenset({chr(av)}) if chr(av) in _UNIVERSE else frozenset({"\0"})
+    elif op is C.NOT_LITERAL:
+        chars = frozenset(c for c in _UNIVERSE if c != chr(av))
+    elif op is C.ANY:
+        return frozenset(c for c in _UNIVERSE if state.dotall or c not in "\n\r\u2028\u2029")
+    elif op is C.IN:
+        negate = bool(av) and av[0][0] is C.NEGATE
+        chars = frozenset()
+        for sub_op, sub_av in av[1:] if negate else av:
+            if sub_op is C.LITERAL:
+                chars |= {chr(sub_av)}
+            elif sub_op is C.RANGE:
+                chars |= {c for c in _UNIVERSE if sub_av[0] <= ord(c) <= sub_av[1]}
+            elif sub_op is C.CATEGORY:
+                chars |= _category(sub_av)
+            else:  # NOT_LITERAL and other rare forms: anything
+                chars |= set(_UNIVERSE)
+        chars = _fold(frozenset(chars), state.ignore_case)
+        return frozenset(_UNIVERSE) - chars if negate else chars
+    else:
+        return None
+    return _fold(chars, state.ignore_case)
+
+
+class _State:
+    def __init__(self, flags: int):
+        self.ignore_case = bool(flags & re.IGNORECASE)
+        self.dotall = bool(flags & re.DOTALL)
+
+
+def _consumed(items, state) -> frozenset[str]:
+    """Every character a subpattern can consume (lookarounds consume none)."""
+    chars: set[str] = set()
+    for op, av in items:
+        single = _single(op, av, state)
+        if single is not None:
+            chars |= single
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            chars |= _consumed(av[2], state)
+        elif op is C.SUBPATTERN or op is C.ATOMIC_GROUP:
+            chars |= _consumed(av[-1], state)
+        elif op is C.BRANCH:
+            for branch in av[1]:
+                chars |= _consumed(branch, state)
+        elif op is C.GROUPREF_EXISTS:
+            chars |= _consumed(av[1], state) | (_consumed(av[2], state) if av[2] else set())
+        elif op is C.GROUPREF:
+            chars |= set(_UNIVERSE)
+    return frozenset(chars)
+
+
+def _nullable(items) -> bool:
+    for op, av in items:
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            continue
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            if av[0] > 0 and not _nullable(av[2]):
+                return False
+        elif op is C.SUBPATTERN or op is C.ATOMIC_GROUP:
+            if not _nullable(av[-1]):
+                return False
+        elif op is C.BRANCH:
+            if not any(_nullable(b) for b in av[1]):
+                return False
+        else:
+            return False
+    return True
+
+
+def _first(items, state) -> frozenset[str]:
+    """The characters a subpattern can start with (its whole set where it may be empty)."""
+    chars: set[str] = set()
+    for index, (op, av) in enumerate(items):
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            continue
+        single = _single(op, av, state)
+        if single is not None:
+            return frozenset(chars | single)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            chars |= _first(av[2], state)
+        elif op is C.SUBPATTERN or op is C.ATOMIC_GROUP:
+            chars |= _first(av[-1], state)
+        elif op is C.BRANCH:
+            for branch in av[1]:
+                chars |= _first(branch, state)
+        else:
+            return frozenset(set(_UNIVERSE))
+        if not _nullable(items[index : index + 1]):
+            return frozenset(chars)
+    return frozenset(chars)
+
+
+def _unbounded(op, av) -> bool:
+    return op in (C.MAX_REPEAT, C.MIN_REPEAT) and (av[1] is C.MAXREPEAT or av[1] >= _UNBOUNDED)
+
+
+def _flatten(items):
+    """Plain groups and optional parts inlined: the sequence the matcher walks."""
+    for op, av in items:
+        if op is C.SUBPATTERN:
+            yield from _flatten(av[-1])
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[1] is not C.MAXREPEAT and av[1] <= 1:
+            yield from _flatten(av[2])
+        else:
+            yield op, av
+
+
+def _loop_problem(body, state) -> str:
+    """Why repeating `body` without bound can backtrack catastrophically ('' when it cannot)."""
+    if _nullable(body):
+        return "a repeated group can match the empty string"
+    flat = list(_flatten(body))
+    loop_first = _first(body, state)
+    for index, (op, av) in enumerate(flat):
+        if op is C.BRANCH:
+            firsts = [_first(b, state) for b in av[1]]
+            if any(a & b for i, a in enumerate(firsts) for b in firsts[i + 1 :]):
+                return "a repeated group has alternatives that match the same characters"
+            if any(_repeats(b) for b in av[1]):
+                return "a repeated group holds a repeated alternative (nested quantifiers)"
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT) and (av[1] is C.MAXREPEAT or av[1] > 1):
+            rest = flat[index + 1 :]
+            follow = _first(rest, state) | (loop_first if _nullable(rest) else frozenset())
+            if _consumed(av[2], state) & follow:
+                return "nested quantifiers over overlapping characters (catastrophic backtracking)"
+    return ""
+
+
+def _repeats(items) -> bool:
+    return any(op in (C.MAX_REPEAT, C.MIN_REPEAT) and (av[1] is C.MAXREPEAT or av[1] > 1) or
+               (op is C.SUBPATTERN and _repeats(av[-1])) for op, av in items)
+
+
+def _sequence_problem(items, state) -> str:
+    """Nested loops anywhere below `items`, or a chain of adjacent overlapping quantifiers in it."""
+    chain, region, gaps = 0, None, []
+    for op, av in _flatten(items):
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            if problem := (_loop_problem(av[2], state) if _unbounded(op, av) else "") or _sequence_problem(av[2], state):
+                return problem
+        elif op is C.BRANCH:
+            for branch in av[1]:
+                if problem := _sequence_problem(branch, state):
+                    return problem
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            if problem := _sequence_problem(av[1], state):
+                return problem
+            continue
+        elif op is C.AT:
+            continue
+        if _unbounded(op, av):
+            chars = _consumed(av[2], state)
+            if region is not None and chars & region and all(g & chars for g in gaps):
+                chain, region = chain + 1, region & chars
+            else:
+                chain, region = 1, chars
+            gaps = []
+            if chain >= _CHAIN:
+                return f"{chain} unbounded quantifiers in a row over characters they can all match (polynomial backtracking)"
+            continue
+        chars = _consumed([(op, av)], state)
+        if region is not None and chars & region:
+            gaps.append(chars)
+        else:
+            chain, region, gaps = 0, None, []
+    return ""
+
+
+def static_problem(regex: str, flags: str = "i") -> str:
+    """'' when the parse tree shows no catastrophic backtracking, else why not."""
+    if _PY_ONLY.search(regex):
+        return "uses the Python-only escape \\N{…}, which JavaScript does not read"
+    try:
+        tree = _parse(regex, flags)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"cannot be analysed: {exc}"
+    return _sequence_problem(list(tree), _State(tree.state.flags))
+
+
+def _attack(regex: str, flags: str) -> tuple[list[str], list[str]]:
+    """Seeds (repeated to ATTACK_LENGTH characters) and suffixes built from the regex's own characters."""
+    state = _State(_py_flags(flags))
+    alphabet: list[str] = []
+    runs: list[str] = []
+    run = ""
+
+    def walk(items):
+        nonlocal run
+        for op, av in items:
+            single = _single(op, av, state)
+            if single is not None:
+                pick = next((c for c in _PREFERRED if c in single), min(single) if single else "")
+                if pick and pick not in alphabet:
+                    alphabet.append(pick)
+                run += pick if op is C.LITERAL else ""
+                if op is not C.LITERAL and run:
+                    runs.append(run)
+                    run = ""
+                continue
+            if run:
+                runs.append(run)
+                run = ""
+            if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+                walk(av[2])
+            elif op is C.SUBPATTERN or op is C.ATOMIC_GROUP:
+                walk(av[-1])
+            elif op is C.BRANCH:
+                for branch in av[1]:
+                    walk(branch)
+            elif op in (C.ASSERT, C.ASSERT_NOT):
+                walk(av[1])
+
+    try:
+        walk(list(_parse(regex, flags)))
+    except (re.error, RecursionError, OverflowError):
+        alphabet = list(dict.fromkeys(c for c in regex if c.isprintable()))
+    if run:
+        runs.append(run)
+    seeds = list(dict.fromkeys([*alphabet[:12], *[r for r in runs if len(r) > 1][:6], "".join(alphabet[:12]) or "a"]))
+    return [s for s in seeds if s], ["", "!", "\n", "/"]
+
+
+def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
+    """The Node.js timed trial for each (regex, flags): '' or the problem; None without Node.js."""
+    node = shutil.which("node")
+    if node is None:
+        return None
+    if not pairs:
+        return []
+    jobs = [[regex, flags, *_attack(regex, flags)] for regex, flags in pairs]
+    script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS])
+    try:
+        done = subprocess.run([node, "-e", script], input=json.dumps(jobs), capture_output=True, text=True,
+                              timeout=60 + len(pairs) * HARD_STOP_MS / 1000, check=True)
+        return json.loads(done.stdout)
+    except (subprocess.SubprocessError, ValueError, OSError) as exc:
+        return [f"the Node.js trial could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"] * len(pairs)
+
+
+def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
+    """For each (regex, flags): '' when proven safe, else the first problem found."""
+    unique = list(dict.fromkeys(pairs))
+    for pair in unique:
+        if pair not in _static:
+            _static[pair] = static_problem(*pair)
+    if use_node:
+        untried = [p for p in unique if not _static[p] and p not in _tried]
+        results = trial(untried)
+        if results is not None:
+            _tried.update(zip(untried, results))
+    return [_static[p] or (_tried.get(p, "") if use_node else "") for p in pairs]
+
+
+def rule_regexes(patterns: list[dict], scope: dict) -> list[tuple[str, str, str]]:
+    """(what, regex, flags) for every regex the harness runs for a rule."""
+    found = [("pattern", p["regex"], str(p.get("flags", "i"))) for p in patterns if isinstance(p, dict) and isinstance(p.get("regex"), str)]
+    if isinstance(scope.get("file_scope"), str) and scope["file_scope"]:
+        found.append(("file_scope", scope["file_scope"], "i"))
+    after = scope.get("after_command")
+    if isinstance(after, dict) and isinstance(after.get("pattern"), str):
+        found.append(("after_command.pattern", after["pattern"], "i"))
+    return found
