@@ -7,41 +7,38 @@
             | modify ID [--action A] [--severity S] [--note N] | add --source GROUP | reset ID
       (each with --root, --out and --format text|json)
 
-    policyc check EVENTS.jsonl [--gate|--audit] [--cedar] [--root DIR] [--out DIR] [--format text|json]
+    policyc check EVENTS.jsonl|- | --transcript FILE... [--gate|--audit] [--cedar] [--root DIR] [--out DIR] [--format text|json]
+    policyc hook claude [--require-rules] [--on-error deny|allow] [--root DIR] [--out DIR]   (a Claude Code PreToolUse hook)
+    policyc hook install claude [--project|--local|--user] [--dry-run] | hook uninstall claude [...]
     policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read
 (diff: differences with --exit-code, weakening with --fail-on weaken),
-2 usage error, 3 check: an event was blocked.
+2 usage error, 3 check: an event was blocked (an unreadable event line is 1, and wins over 3).
+`hook claude` always exits 0 and answers in JSON (it denies when it cannot decide).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from ..emitters import artifacts
-from ..emitters.cedar_lowering import TARGETS
-from ..schemas import read as read_schema
-from . import check, lifecycle
-from . import diff as diffs
 from . import overrides as overrides_file
-from .checks import cedar_check, self_check
-from .ir import PolicyIR
 from .output import LockError, find_root, locked, write_atomic
-from .pipeline import SEAL_NAME, compile_sources, keep_failed, load_sources, merge_previous, same_compiler, seal, sealed
 from .project import Project, UsageError, load_ir, open_project, stderr
-from .remote import fetch_https
-from .report import summary_data, summary_text
-from .targets import discover, expand
 
-CEDAR_TARGETS = tuple(name for name in TARGETS if name.startswith("sondera"))
+# Each verb imports its own modules when it runs (the hook, --help and `list` never load Lark,
+# Jinja2, jsonschema or the emitters). These names are emitters.cedar_lowering.TARGETS' Sondera
+# targets; a test keeps them equal.
+CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
+    parser.add_argument("--version", action=_Version, help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p, out_required=False):
@@ -80,13 +77,18 @@ def _parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", help="restore a removed source group")
     add.add_argument("--source", required=True)
     common(add)
-    chk = sub.add_parser("check", help="evaluate hook events (JSONL) against the compiled rules; exit 3 on a block")
-    chk.add_argument("events", help="PreToolUse events, one JSON object a line")
+    chk = sub.add_parser("check", help="evaluate hook events (JSONL) or session transcripts against the compiled rules; exit 3 on a block",
+                         epilog="Exit codes: 0 nothing blocked, 3 an event was blocked, 1 an unreadable line (wins over 3: the "
+                                "verdict is incomplete; --gate stops at whichever comes first), 2 usage.")
+    chk.add_argument("events", nargs="?", help="PreToolUse events, one JSON object a line (`-`: stdin)")
+    chk.add_argument("--transcript", nargs="+", metavar="FILE", help="replay the tool calls of Claude Code session transcripts "
+                     "(~/.claude/projects/*/*.jsonl)")
     mode = chk.add_mutually_exclusive_group()
     mode.add_argument("--gate", dest="gate", action="store_true", default=True, help="stop at the first block (default)")
     mode.add_argument("--audit", dest="gate", action="store_false", help="evaluate every event and count attempts per rule")
     chk.add_argument("--cedar", action="store_true", help="also evaluate the Sondera Cedar with cedarpy and report disagreements")
     common(chk)
+    _hook_parser(sub)
     dif = sub.add_parser("diff", help="what changed in enforcement between two IRs or two git revisions")
     dif.add_argument("sides", nargs="*", help="OLD NEW: policy.ir.json files or folders holding one")
     dif.add_argument("--git", nargs="+", metavar="REV", help="compile the rule sources at REV (and REV2, else the working tree)")
@@ -97,8 +99,49 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _self_check(doc: dict, ir: PolicyIR) -> list[str]:
+def _hook_parser(sub) -> None:
+    hook = sub.add_parser("hook", help="enforce the rules where the agent runs: a Claude Code PreToolUse hook")
+    actions = hook.add_subparsers(dest="action", required=True)
+    claude = actions.add_parser("claude", help="decide one PreToolUse event on stdin (Claude Code's hook JSON); always exits 0")
+    claude.add_argument("--require-rules", action="store_true",
+                        help="deny when the project has no compiled rules (a hook installed for the project)")
+    claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
+                        help="when the event cannot be decided: deny (default, fail closed) or allow and say so")
+    claude.add_argument("--root", help="project root when neither $CLAUDE_PROJECT_DIR nor the event's cwd gives one")
+    claude.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+    for action, text in (("install", "merge the policyc PreToolUse hook into a Claude Code settings file"),
+                         ("uninstall", "remove the policyc hook from a Claude Code settings file")):
+        p = actions.add_parser(action, help=text)
+        p.add_argument("agent", choices=("claude",))
+        scope = p.add_mutually_exclusive_group()
+        scope.add_argument("--project", dest="scope", action="store_const", const="project", help=".claude/settings.json (default)")
+        scope.add_argument("--local", dest="scope", action="store_const", const="local", help=".claude/settings.local.json")
+        scope.add_argument("--user", dest="scope", action="store_const", const="user", help="~/.claude/settings.json")
+        p.add_argument("--dry-run", action="store_true", help="print the settings file as it would be written; write nothing")
+        p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
+        p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+
+
+class _Version(argparse.Action):
+    """--version: the installed package's version (importlib.metadata only when asked)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"policyc {version('policyc')}")
+        except PackageNotFoundError:
+            print("policyc (version unknown: the package is not installed)")
+        parser.exit()
+
+
+def _self_check(doc: dict, ir) -> list[str]:
     """§12 failures of a distilled-rules document, each as "<rule id>: <problem>"."""
+    from .checks import self_check
+
     return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
 
 
@@ -106,11 +149,17 @@ def _print(data, text: str, fmt: str) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else text, end="\n" if fmt == "json" else "")
 
 
-def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
+def write_artifacts(ir, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
     """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
 
     In review mode only distilled-rules.review.json and policy.review.ir.json are written.
     """
+    from ..emitters import artifacts
+    from ..emitters.cedar_lowering import TARGETS
+    from ..schemas import read as read_schema
+    from .checks import cedar_check
+    from .pipeline import SEAL_NAME, seal
+
     files = artifacts(ir, target)
     doc = json.loads(files["distilled-rules.json"])
     failures = _self_check(doc, ir)
@@ -132,7 +181,9 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
     return doc, failures, True
 
 
-def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], args, review: bool = False) -> int:
+def _report(ir, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], args, review: bool = False) -> int:
+    from .report import summary_data, summary_text
+
     failures, written = outcome
     for failure in failures:
         stderr(f"self-check failed: {failure}")
@@ -143,8 +194,10 @@ def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str],
     return 1 if ir.errors or failures else 0
 
 
-def _previous(project: Project) -> tuple[PolicyIR | None, bool]:
+def _previous(project: Project) -> tuple:
     """The last run's IR and whether its items may be reused (it is the file policyc wrote)."""
+    from .pipeline import sealed
+
     if not project.ir().is_file():
         return None, False
     trusted = sealed(project.ir())
@@ -158,8 +211,10 @@ def _previous(project: Project) -> tuple[PolicyIR | None, bool]:
     return previous, trusted
 
 
-def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, overrides) -> bool:
+def _up_to_date(project: Project, previous, sources, target: str, overrides) -> bool:
     """Nothing to do: the same sources, compiler, Cedar target and overrides, and the rules on disk."""
+    from .pipeline import same_compiler
+
     try:
         written = project.load_rules()
     except UsageError:
@@ -173,11 +228,15 @@ def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, over
     )
 
 
-def _compile(args, fetcher=fetch_https) -> int:
+def _compile(args, fetcher=None) -> int:
+    from .pipeline import keep_failed, load_sources, merge_previous
+    from .remote import fetch_https
+    from .targets import discover, expand
+
     project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
     overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
     if args.targets:
-        targets = expand(args.targets, project.root, fetcher, overrides.removed_groups)
+        targets = expand(args.targets, project.root, fetcher or fetch_https, overrides.removed_groups)
     else:
         targets = discover(project.root, project.home)
     for problem in targets.errors:
@@ -199,6 +258,8 @@ def _compile(args, fetcher=fetch_https) -> int:
         doc = project.load_rules()
         stderr("up to date: no source changed since the last run; nothing written")
         return _report(previous, doc, project.rules(), ([], True), args)
+    from .pipeline import compile_sources  # (Lark and the extractor: only when something changed)
+
     ir = compile_sources(sources, errors, previous, overrides, reuse=trusted)
     ir.dropped = dropped
     ir.warnings += kept
@@ -257,6 +318,8 @@ def _accept(args) -> int:
 
 
 def _lifecycle(args) -> int:
+    from . import lifecycle
+
     state = lifecycle.load_state(open_project(args.root, args.out, warn=lambda m: None))
     verb = args.command
     if verb in ("list", "show"):
@@ -287,6 +350,10 @@ def _lifecycle(args) -> int:
 
 
 def _diff(args) -> int:
+    from . import diff as diffs
+    from .pipeline import compile_sources, load_sources
+    from .targets import discover
+
     if args.git:
         if len(args.git) > 2 or args.sides:
             raise UsageError("diff takes OLD NEW, or --git REV [REV2]")
@@ -313,26 +380,77 @@ def _diff(args) -> int:
 
 
 def _check(args) -> int:
+    from . import check
+
+    if bool(args.events) == bool(args.transcript):
+        raise UsageError("check takes an events file (`-` for stdin) or --transcript FILE...")
     project = open_project(args.root, args.out, warn=lambda m: None)
-    rules, doc = check.load_rules(project)
-    policies = check.cedar_policies(project, doc) if args.cedar else None
-    events, errors = check.read_events(Path(args.events))
-    for error in errors:
-        stderr(f"error: {error}")
+    rules = check.load_rules(project)
+    policies = check.cedar_policies(project) if args.cedar else None
+    events = check.read_transcripts(args.transcript) if args.transcript else check.read_events(args.events)
     report = check.run(events, rules, gate=args.gate, cedar_policies=policies)
+    for result in report.unreadable:
+        stderr(f"error: {result['at']}: unreadable: {result['error']}")
     if args.format == "json":
         for result in report.results:
-            print(json.dumps({k: result[k] for k in ("index", "decision", "rule_id", "warnings")}))
+            print(json.dumps(result, ensure_ascii=False))
         for disagreement in report.disagreements:
             stderr(f"cedar disagrees: {json.dumps(disagreement)}")
     else:
         print(check.render(report, args.gate), end="")
-    return check.EXIT_BLOCKED if report.blocked else (1 if errors else 0)
+    return report.exit_code
+
+
+def _hook(args) -> int:
+    if args.action == "claude":
+        from . import hook
+
+        return hook.main(args)
+    from . import hook_install
+
+    if args.agent != "claude":
+        raise UsageError(f"hook {args.action} supports `claude` only")
+    return _hook_settings(args, hook_install)
+
+
+def _hook_settings(args, settings) -> int:
+    """`hook install|uninstall claude`: merge or remove the PreToolUse entry; --dry-run prints the result."""
+    from .check import load_rules
+
+    scope = args.scope or "project"
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd())[0]
+    home = Path(os.environ["HOME"]) if os.environ.get("HOME") else None
+    try:
+        path = settings.settings_path(scope, root, home)
+        if args.action == "install":
+            rules = load_rules(open_project(str(root), args.out, warn=lambda m: None))
+            matcher = settings.matcher_for(rules)
+            if not matcher:
+                raise UsageError("the compiled rules act on no tool; nothing to install")
+            change = settings.install(path, matcher, settings.command_for(scope, _executable()))
+        else:
+            change = settings.uninstall(path)
+        if args.dry_run:
+            print(change.text, end="")
+            return 0
+        if change.changed:
+            settings.write(change)
+    except settings.SettingsError as exc:
+        stderr(f"error: {exc}")
+        return 1
+    print(change.message)
+    return 0
+
+
+def _executable() -> str:
+    """The running policyc's absolute path (for the settings files of this machine)."""
+    program = Path(sys.argv[0])
+    return str(program.resolve()) if program.name == "policyc" and program.exists() else "policyc"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff}
+    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "hook": _hook}
     try:
         return commands.get(args.command, _lifecycle)(args)
     except (UsageError, LockError) as exc:

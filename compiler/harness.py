@@ -18,13 +18,14 @@ import re._parser as sre
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .sources import load_conventions
-
 _KEYWORD_SPLIT = re.compile(r"[\s|&;<>()`='\"]+")
 _WRAPPER = re.compile(r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))")
 _ENV_PREFIX = re.compile(r"^(?:\w+=\S*\s+)+")
 _SEPARATOR = re.compile(r"[;&|\n]")
 _BASH_TOOLS = frozenset({"bash", "shell", "run_command"})
+# The harness roles (grammar/conventions.yaml `roles`, a test keeps them equal): a constant, so
+# deciding an event never loads YAML.
+ROLES = frozenset({"lead", "worker", "subagent", "unknown"})
 
 
 @lru_cache(maxsize=4096)
@@ -204,7 +205,7 @@ def _field(match_input: dict, path: str):
 
 def infer_role(event: dict) -> str:
     """The agent role (§3.3): explicit, parent agent, subagent events, then agent type and name."""
-    if event.get("agent_role") in load_conventions().roles:
+    if event.get("agent_role") in ROLES:
         return event["agent_role"]
     if event.get("parent_agent") or event.get("hook_event_name", "").startswith("Subagent"):
         return "subagent"

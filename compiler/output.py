@@ -30,15 +30,15 @@ def find_root(start: Path) -> tuple[Path, bool]:
     return start, False
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder, fsync, then rename over the target."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write via a temporary file in the same folder, fsync, then rename over the target (text as UTF-8)."""
     if path.name in PROTECTED or path.name.endswith(".local.cedar"):
         raise PermissionError(f"refusing to write {path}: hand-curated rules are never touched")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checks import schema_error
 from .output import write_atomic
 
 ACTIONS = ("block", "warn", "ask", "soft_block", "rewrite")
@@ -79,6 +78,8 @@ def load(path: Path) -> Overrides:
     """The overrides at path (empty when the file does not exist)."""
     if not path.exists():
         return Overrides()
+    from .checks import schema_error  # jsonschema: only when there is a file to validate
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

@@ -7,10 +7,12 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .checks import schema_error
-from .ir import PolicyIR
 from .output import FALLBACK_MESSAGE, find_root
+
+if TYPE_CHECKING:
+    from .ir import PolicyIR
 
 
 class UsageError(Exception):
@@ -83,6 +85,9 @@ def load_ir(path: Path, validate: bool = True) -> PolicyIR:
     incremental cache, read on every compile); a file the user hands over is
     always validated.
     """
+    from .checks import schema_error  # jsonschema: only when an IR is read (not on the hook path)
+    from .ir import PolicyIR
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if validate and (error := schema_error("ir.schema.json", data)):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from policyc.compiler.check import EXIT_BLOCKED, run
+from policyc.compiler.check import EXIT_BLOCKED, Event, run
 from policyc.compiler.cli import main
 from policyc.compiler.harness import Evaluator, split_compound
 
@@ -49,7 +49,7 @@ def test_recorded_events_from_the_labelled_sample(tmp_path):
         skills = sorted({r["active_when"]["skill"] for r in rules if "skill" in r.get("active_when", {})})
         for event in events:  # a skill's rules are live while the skill is
             event["session"] = {"active_skills": skills}
-        report = run(events, rules, gate=False)
+        report = run([Event(f"events.jsonl:{n}", e) for n, e in enumerate(events, 1)], rules, gate=False)
         for event, should_block, result in zip(events, expected, report.results):
             assert (result["decision"] == "block") == should_block, (corpus_file, event["tool_input"], result)
             checked += 1
@@ -98,12 +98,3 @@ def test_compound_commands_and_the_skill_scope_defect():
     assert split_compound('a && b || c; d | e & f\ng "h;i" $(j && k)') == ["a", "b", "c", "d", "e", "f", 'g "h;i" $(j && k)']
 
 
-def test_bad_event_lines_are_reported(tmp_path, capsys, monkeypatch):
-    root = make_project(tmp_path, {"AGENTS.md": "Never run `terraform destroy`.\n"})
-    monkeypatch.chdir(root)
-    assert main(["compile"]) == 0
-    events = root / "events.jsonl"
-    events.write_text('{"tool_name": "Bash", "tool_input": {"command": "ls"}}\nnot json\n[1]\n')
-    assert main(["check", str(events)]) == 1
-    err = capsys.readouterr().err
-    assert "events.jsonl:2: not an event" in err and "events.jsonl:3: not an event" in err

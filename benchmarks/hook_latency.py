@@ -1,0 +1,96 @@
+"""Start-up cost: `policyc hook claude`, `policyc --help` and a no-change compile against a bare interpreter.
+
+    python benchmarks/hook_latency.py [--runs 30] [--rules 500] [--corpus DIR]
+
+Compiles the real corpus (replicated under copyNNNN/ folders until it yields at
+least --rules Pass 1 rules) into a temporary project, then times whole
+processes, alternating each command with `python -c pass` (the same
+interpreter, so both pay the same site start-up): the hook on a Bash event and
+on a Write event (each after one warm-up call, which writes the rules cache),
+`policyc --help`, and a no-change `policyc compile` of examples/acme-service.
+Prints the median wall time of each and its ratio to the bare interpreter.
+Targets: hook <= 2.5x, --help and the no-change compile <= 3x. Always exits
+0: a benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from check_throughput import compile_corpus  # noqa: E402  (the same 500-rule corpus project)
+
+from policyc.emitters import artifacts  # noqa: E402
+
+_SCRIPT = Path(sys.executable).parent / "policyc"  # the installed console script, as Claude Code would run it
+POLICYC = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-c", "import sys; from policyc.compiler.cli import main; sys.exit(main())"]
+BARE = [sys.executable, "-c", "pass"]
+
+
+def timed(command: list[str], stdin: bytes | None, env: dict, cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, input=stdin, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def compare(name: str, command: list[str], runs: int, env: dict, cwd: Path, stdin: bytes | None = None) -> tuple[str, float, float]:
+    """Median wall time of `command` and of the bare interpreter, run alternately."""
+    subprocess.run(command, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)  # warm-up (caches, page cache)
+    ours, bare = [], []
+    for _ in range(runs):
+        ours.append(timed(command, stdin, env, cwd))
+        bare.append(timed(BARE, None, env, cwd))
+    return name, statistics.median(ours), statistics.median(bare)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--rules", type=int, default=500)
+    parser.add_argument("--corpus", type=Path, default=HERE.parent / "tests" / "data" / "corpus")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="policyc-hook-bench-"))
+    try:
+        project = work / "project"
+        (project / ".git").mkdir(parents=True)
+        (project / ".interlinked").mkdir()
+        ir, rules = compile_corpus(args.corpus, args.rules)
+        (project / ".interlinked" / "distilled-rules.json").write_text(artifacts(ir)["distilled-rules.json"], encoding="utf-8")
+        example = work / "acme-service"
+        shutil.copytree(HERE.parent / "examples" / "acme-service", example)
+        (example / ".git").mkdir(exist_ok=True)
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(work / "home"), "SOURCE_DATE_EPOCH": "0"}
+        subprocess.run([*POLICYC, "compile", "--root", str(example)], env=env, cwd=example, capture_output=True, check=True)
+
+        base = {"session_id": "bench", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_use_id": "toolu_1"}
+        bash = json.dumps({**base, "tool_name": "Bash", "tool_input": {"command": "git push origin main"}}).encode()
+        write = json.dumps({**base, "tool_name": "Write", "tool_input": {"file_path": f"{project}/copy0003/src/app.py",
+                                                                        "content": "print('hello')\n"}}).encode()
+        rows = [
+            compare("hook claude, Bash event", [*POLICYC, "hook", "claude"], args.runs, env, project, bash),
+            compare("hook claude, Write event", [*POLICYC, "hook", "claude"], args.runs, env, project, write),
+            compare("policyc --help", [*POLICYC, "--help"], args.runs, env, project),
+            compare("no-change compile (acme-service)", [*POLICYC, "compile", "--root", str(example)], args.runs, env, example),
+        ]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{len(rules)} rules; median of {args.runs} runs each, alternating with `python -c pass`")
+    for name, ours, bare in rows:
+        print(f"  {name:<36} {ours * 1000:7.1f} ms   python -c pass {bare * 1000:6.1f} ms   ratio {ours / bare:4.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

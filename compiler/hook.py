@@ -1,0 +1,248 @@
+"""`policyc hook claude`: one Claude Code PreToolUse event, decided with the project's compiled rules.
+
+The protocol (docs/notes/hook.md cites Claude Code's hooks reference): the
+event is one JSON object on stdin; the answer is JSON on stdout with exit 0.
+A block is `hookSpecificOutput.permissionDecision: "deny"` with a
+`permissionDecisionReason` Claude reads, `ask` is `"ask"`, a warning is
+`additionalContext` alone (the call goes on through Claude's own permission
+checks), and an allowed call prints nothing. Claude Code lets a call through on
+every exit code but 2, so this never exits 1 and never prints a traceback:
+every failure denies with a one-line reason (fails closed), unless
+`--on-error allow`, which allows and says so.
+
+Every tool call pays this start-up, so the module imports only the evaluator
+and the project's file names. The rules (with the overrides applied) come
+from a cache next to them, keyed by the hash of both files: the first call
+after a change validates the files (JSON Schema) and writes the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import os
+import sys
+from pathlib import Path
+
+from .harness import _BASH_TOOLS, Evaluator, active
+from .output import find_root
+from .project import UsageError, open_project
+
+RULES_FORMAT = 1  # distilled-rules.json `version` this policyc reads
+MAX_EVENT_BYTES = 32 * 1024 * 1024
+CACHE_NAME = ".policyc-hook.cache"
+_CACHE_FORMAT = b"policyc-hook-1"  # bump when the cached value changes shape
+_TRANSCRIPT_TYPES = ("user", "assistant", "system", "summary")  # a session transcript line's `type`
+NO_RULES_NOTE = ("policyc: this project has no compiled rules ({path} is missing), so no project rule was checked; "
+                 "`policyc compile` in the project root compiles its AGENTS.md/CLAUDE.md rules.")
+
+
+class HookError(Exception):
+    """Why an event cannot be decided; one line. The hook denies with it (or allows with --on-error allow)."""
+
+
+def main(args, stdin=None, stdout=None, environ=None) -> int:
+    """Decide the event on stdin and print Claude Code's answer. Always exit 0 (2 only if stdout fails)."""
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout
+    try:
+        answer = decide(args, stdin.read(MAX_EVENT_BYTES + 1), os.environ if environ is None else environ)
+    except HookError as exc:
+        answer = _failed(str(exc), args.on_error)
+    except Exception as exc:  # noqa: BLE001 - whatever went wrong, the call must not slip through
+        answer = _failed(f"internal error: {type(exc).__name__}: {exc}", args.on_error)
+    try:
+        if answer:
+            stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+            stdout.flush()
+    except (OSError, ValueError) as exc:  # no way to answer in JSON: exit 2 is Claude Code's blocking error
+        print(f"policyc hook: cannot write the answer ({exc}); blocking", file=sys.stderr)
+        return 2
+    return 0
+
+
+def decide(args, data: bytes, environ) -> dict | None:
+    event = parse_event(data)
+    project = _project(args, event, environ)
+    rules = load_rules(project.rules(), project.overrides)
+    if rules is None:
+        if args.require_rules:
+            raise HookError(f"no compiled rules in {project.out} (this hook was installed for the project); "
+                            "run `policyc compile` in the project root")
+        return _output(additionalContext=NO_RULES_NOTE.format(path=project.rules()))
+    decision = Evaluator(rules_for_event(rules, event)).evaluate(event)
+    by_id = {r["id"]: r for r in rules}
+    if decision.decision in ("block", "ask"):
+        verb = "blocked this call" if decision.decision == "block" else "asks before this call"
+        reason = f"policyc {verb}: rule {decision.rule_id} — {decision.reason}"
+        return _output(permissionDecision="deny" if decision.decision == "block" else "ask", permissionDecisionReason=reason)
+    if decision.warnings:
+        lines = [f"policyc warning: rule {rule_id} — {by_id[rule_id].get('reason', '')}" for rule_id in decision.warnings]
+        return _output(additionalContext="\n".join(lines))
+    return None
+
+
+def parse_event(data: bytes) -> dict:
+    """The PreToolUse event, or HookError naming what is wrong with it."""
+    if len(data) > MAX_EVENT_BYTES:
+        raise HookError(f"the event is larger than {MAX_EVENT_BYTES // (1024 * 1024)} MB")
+    if not data.strip():
+        raise HookError("empty stdin: expected one PreToolUse event (JSON)")
+    try:
+        event = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise HookError(f"the event is not UTF-8 (byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:
+        raise HookError(f"the event is not JSON: {exc}") from None
+    problem = event_problem(event)
+    if problem:
+        raise HookError(f"not a PreToolUse event: {problem}")
+    return event
+
+
+def event_problem(event) -> str:
+    """Why `event` is not a PreToolUse event ('' when it is): the checks `check` and the hook share."""
+    if not isinstance(event, dict):
+        return f"a JSON {_kind(event)}, not an object"
+    if "tool_name" not in event and ("message" in event or event.get("type") in _TRANSCRIPT_TYPES):
+        return "a session transcript line (replay transcripts with `policyc check --transcript`)"
+    if event.get("hook_event_name", "PreToolUse") != "PreToolUse":
+        return f"hook_event_name is {event['hook_event_name']!r}"
+    if not isinstance(event.get("tool_name"), str) or not event["tool_name"]:
+        return "tool_name is missing" if "tool_name" not in event else f"tool_name is a {_kind(event['tool_name'])}"
+    if not isinstance(event.get("tool_input"), dict):
+        return "tool_input is missing" if "tool_input" not in event else f"tool_input is a {_kind(event['tool_input'])}, not an object"
+    return ""
+
+
+def _kind(value) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+def _project(args, event: dict, environ):
+    """The project: $CLAUDE_PROJECT_DIR, else the git root above the event's cwd, else --root; its output folder as every verb finds it."""
+    if environ.get("CLAUDE_PROJECT_DIR"):
+        root = Path(environ["CLAUDE_PROJECT_DIR"])
+    elif isinstance(event.get("cwd"), str) and event["cwd"]:
+        root = find_root(Path(event["cwd"]))[0]
+    elif args.root:
+        root = Path(args.root)
+    else:
+        root = find_root(Path.cwd())[0]
+    try:
+        return open_project(str(root), args.out, warn=lambda message: None)
+    except UsageError as exc:
+        raise HookError(str(exc)) from None
+
+
+def rules_for_event(rules: list[dict], event: dict) -> list[dict]:
+    """The rules the evaluator can try on this event, in order; the rest would only cost start-up.
+
+    Those naming the event's tool or `*` (the evaluator's tool index), and for a shell tool every
+    shell rule (its compound-command path, which ignores scopes). For any other tool, a rule whose
+    `active_when` is inactive for this event never fires, so it is left out too (with hundreds of
+    path-scoped rules, most are)."""
+    tool = event["tool_name"].lower()
+    shell = tool in _BASH_TOOLS
+    wanted = {"*", tool} | (_BASH_TOOLS if shell else set())
+    return [r for r in rules if wanted & {str(t).lower() for t in r.get("tool_match") or ()}
+            and (shell or not r.get("active_when") or active(r, event))]
+
+
+def load_rules(rules_path: Path, overrides_path: Path) -> list[dict] | None:
+    """The rules with the overrides applied; None when the project has no compiled rules.
+
+    HookError when either file cannot be read or used: the overrides may be what
+    disables a rule, so a broken overrides file is never ignored."""
+    try:
+        rules_bytes = rules_path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HookError(f"{rules_path}: cannot read the rules: {exc.strerror}") from None
+    try:
+        overrides_bytes = overrides_path.read_bytes()
+    except FileNotFoundError:
+        overrides_bytes = None
+    except OSError as exc:
+        raise HookError(f"{overrides_path}: cannot read the overrides: {exc.strerror}") from None
+    key = _cache_key(rules_bytes, overrides_bytes)
+    cache = rules_path.parent / CACHE_NAME
+    rules = _read_cache(cache, key)
+    if rules is None:
+        rules = _validated(rules_path, rules_bytes, overrides_path, overrides_bytes)
+        _write_cache(cache, key, rules)
+    return rules
+
+
+def _cache_key(rules_bytes: bytes, overrides_bytes: bytes | None) -> bytes:
+    digest = hashlib.sha256(_CACHE_FORMAT + sys.version.encode() + b"\0")
+    digest.update(rules_bytes)
+    digest.update(b"\0no overrides" if overrides_bytes is None else b"\0overrides\0" + overrides_bytes)
+    return digest.digest()
+
+
+def _read_cache(path: Path, key: bytes) -> list[dict] | None:
+    """The cached rules when the cache was written for these exact files; None otherwise (rebuilt then)."""
+    try:
+        data = path.read_bytes()
+        if data[:32] != key:
+            return None
+        rules = marshal.loads(data[32:])
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return rules if isinstance(rules, list) else None
+
+
+def _write_cache(path: Path, key: bytes, rules: list[dict]) -> None:
+    from .output import write_atomic
+
+    try:
+        write_atomic(path, key + marshal.dumps(rules))
+    except (OSError, ValueError):
+        pass  # a read-only output folder: every call validates the files again, nothing worse
+
+
+def _validated(rules_path: Path, rules_bytes: bytes, overrides_path: Path, overrides_bytes: bytes | None) -> list[dict]:
+    """Read and check both files as they were hashed; the rules the harness would load."""
+    from . import overrides as overrides_file
+    from .checks import schema_error
+
+    try:
+        doc = json.loads(rules_bytes.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise HookError(f"{rules_path}: not valid JSON ({exc}); recompile with `policyc compile`") from None
+    version = doc.get("version") if isinstance(doc, dict) else None
+    if version != RULES_FORMAT:
+        if isinstance(version, int) and version > RULES_FORMAT:
+            raise HookError(f"{rules_path}: rules format {version} is newer than this policyc reads ({RULES_FORMAT}); upgrade policyc")
+        raise HookError(f"{rules_path}: rules format {version!r} is not the one this policyc reads ({RULES_FORMAT}); "
+                        "recompile with `policyc compile`")
+    if error := schema_error("distilled-rules.schema.json", doc):
+        raise HookError(f"{rules_path}: invalid rules file at {error}; recompile with `policyc compile`")
+    if overrides_bytes is None:
+        overrides = overrides_file.Overrides()
+    else:
+        try:
+            overrides = overrides_file.load(overrides_path)
+        except overrides_file.OverridesError as exc:
+            raise HookError(f"{exc} (the overrides may be what disables a rule, so the hook does not guess)") from None
+        if overrides_path.read_bytes() != overrides_bytes:
+            raise HookError(f"{overrides_path} changed while it was read; try again")
+    return [overrides.apply(r) for r in doc["rules"] if r["source"]["group_id"] not in overrides.removed_groups]
+
+
+def _output(**fields) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}
+
+
+def _failed(problem: str, on_error: str) -> dict:
+    """The answer when the event cannot be decided: deny, or with --on-error allow, allow and say so."""
+    problem = " ".join(problem.split())  # one line
+    print(f"policyc hook: error: {problem}", file=sys.stderr)
+    if on_error == "allow":
+        message = f"policyc hook could not check this call and allowed it (--on-error allow): {problem}"
+        return {"systemMessage": message, **_output(additionalContext=message)}
+    return _output(permissionDecision="deny",
+                   permissionDecisionReason=f"policyc hook could not check this call, so it is denied: {problem}")
