@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import overrides as overrides_file
+from ..emitters.cedar_lowering import DEFAULT_TARGET, TARGETS
 from .harness import Evaluator
 from .project import Project, UsageError
 from .sondera import request
@@ -63,20 +64,19 @@ def load_rules(project: Project) -> tuple[list[dict], dict]:
     return rules, doc
 
 
-def cedar_policies(project: Project, doc: dict) -> str:
-    """Sondera's policy set for the run: default-permit and every `<group>.cedar` the run wrote.
+def cedar_policies(project: Project, doc: dict) -> tuple[str, str]:
+    """Sondera's policy set for the run and its target: default-permit and every `<group>.cedar` the run wrote.
 
-    The comparison builds Sondera v1 requests (peers.md §4.3), so it needs v1 policies."""
-    target = doc.get("cedar_target", "sondera-v1")
-    if target != "sondera-v1":
-        raise UsageError(f"--cedar compares against Sondera v1 requests, but the policies target {target}; "
-                         "compile with --cedar-target sondera-v1 first")
+    The comparison builds the requests of the Sondera version the policies target (v1 or v2)."""
+    target = doc.get("cedar_target", DEFAULT_TARGET)
+    if target not in TARGETS or not target.startswith("sondera"):
+        raise UsageError(f"--cedar: the policies target {target!r}, which is not a Sondera schema")
     files = [project.out / p for p in sorted(doc["policies_emitted"]) if p.endswith(".cedar") and not p.endswith(".interlinked.cedar")]
     return '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(
-        p.read_text(encoding="utf-8") for p in files if p.is_file())  # a file that failed validation was not written
+        p.read_text(encoding="utf-8") for p in files if p.is_file()), target  # a file that failed validation was not written
 
 
-def run(events: list[dict | None], rules: list[dict], gate: bool = True, cedar_policies: str | None = None) -> Report:
+def run(events: list[dict | None], rules: list[dict], gate: bool = True, cedar_policies: tuple[str, str] | None = None) -> Report:
     evaluator = Evaluator(rules)
     quotes = {r["id"]: r["source"]["quote"] for r in rules}
     report = Report()
@@ -104,10 +104,11 @@ def run(events: list[dict | None], rules: list[dict], gate: bool = True, cedar_p
     return report
 
 
-def _compare(report: Report, index: int, event: dict, decision: str, policies: str) -> None:
+def _compare(report: Report, index: int, event: dict, decision: str, cedar: tuple[str, str]) -> None:
     import cedarpy  # only --cedar needs it
 
-    req = request(event)
+    policies, target = cedar
+    req = request(event, target)
     if req is None:
         return
     result = cedarpy.is_authorized(req, policies, [])

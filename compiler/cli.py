@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from ..emitters import artifacts
-from ..emitters.cedar_lowering import TARGETS
+from ..emitters.cedar_lowering import DEFAULT_TARGET, TARGETS
 from ..schemas import read as read_schema
 from . import check, lifecycle
 from . import diff as diffs
@@ -53,11 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
     comp.add_argument("targets", nargs="*", help="files, folders, globs, owner/repo[/path] or https URLs (default: discover)")
     comp.add_argument("--review", action="store_true", help="write distilled-rules.review.json; nothing goes live (default for remote targets)")
-    comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1", help="schema of <group>.cedar (default sondera-v1)")
+    comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_TARGET, help=f"schema of <group>.cedar (default {DEFAULT_TARGET})")
     common(comp)
     rend = sub.add_parser("render", help="re-render every artifact from a saved policy.ir.json, reading no source")
     rend.add_argument("ir", help="a policy.ir.json")
-    rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
+    rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_TARGET)
     common(rend, out_required=True)
     acc = sub.add_parser("accept", help="validate distilled-rules.review.json and promote it to distilled-rules.json")
     acc.add_argument("--cedar-target", choices=CEDAR_TARGETS, help="default: the target the review was compiled for")
@@ -228,7 +228,7 @@ def _accept(args) -> int:
     except ValueError as exc:
         stderr(f"error: {review_rules.name}: {exc}; not promoted")
         return 1
-    args.cedar_target = args.cedar_target or doc.get("cedar_target", "sondera-v1")
+    args.cedar_target = args.cedar_target or doc.get("cedar_target", DEFAULT_TARGET)
     failures = _self_check(doc, ir)
     if failures:
         for failure in failures:
