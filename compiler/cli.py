@@ -9,6 +9,7 @@
 
     policyc check EVENTS.jsonl [--gate|--audit] [--cedar] [--root DIR] [--out DIR] [--format text|json]
     policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown]
+    policyc export sondera DIR [--check] [--root DIR] [--out DIR] [--format text|json]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read
 (diff: differences with --exit-code, weakening with --fail-on weaken),
@@ -27,6 +28,7 @@ from ..emitters.cedar_lowering import DEFAULT_TARGET, TARGETS
 from ..schemas import read as read_schema
 from . import check, lifecycle
 from . import diff as diffs
+from . import export
 from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
@@ -94,7 +96,16 @@ def _parser() -> argparse.ArgumentParser:
     dif.add_argument("--fail-on", choices=("weaken",), help="exit 1 only when enforcement weakens")
     dif.add_argument("--root", help="project root for --git (default: nearest git root)")
     dif.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    _export_parser(sub, common)
     return parser
+
+
+def _export_parser(sub, common) -> None:
+    exp = sub.add_parser("export", help="write the Sondera v2 Cedar of every group in Sondera's layout (one policy per file)")
+    exp.add_argument("kind", choices=("sondera",))
+    exp.add_argument("dir", help="e.g. .sondera/policies/cedar/policyc")
+    exp.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")
+    common(exp)
 
 
 def _self_check(doc: dict, ir: PolicyIR) -> list[str]:
@@ -321,9 +332,33 @@ def _check(args) -> int:
     return check.EXIT_BLOCKED if report.blocked else (1 if errors else 0)
 
 
+def _export(args) -> int:
+    """Export from the run's saved IR (policy.ir.json), so it matches what compile wrote."""
+    project = open_project(args.root, args.out, warn=lambda m: None)
+    if not project.ir().is_file():
+        raise UsageError(f"no policy.ir.json in {project.out}; run `policyc compile` first")
+    try:
+        ir = load_ir(project.ir())
+        folder = Path(args.dir).resolve()
+        if args.check:
+            changes = export.plan_export(ir, folder)[1]
+        else:
+            with locked(folder):
+                changes = export.export(ir, folder)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    data = {"folder": str(folder), "check": args.check, "changed": changes.written, "removed": changes.removed,
+            "unchanged": changes.unchanged}
+    verb = ("would write", "would remove") if args.check else ("wrote", "removed")
+    text = "".join(f"{verb[0]} {name}\n" for name in changes.written) + "".join(f"{verb[1]} {name}\n" for name in changes.removed)
+    text += f"{folder}: {len(changes.written)} {verb[0].split()[-1]}, {len(changes.removed)} {verb[1].split()[-1]}, {changes.unchanged} unchanged\n"
+    _print(data, text, args.format)
+    return 1 if args.check and changes.any else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff}
+    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "export": _export}
     try:
         return commands.get(args.command, _lifecycle)(args)
     except (UsageError, LockError) as exc:

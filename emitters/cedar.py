@@ -28,6 +28,12 @@ def render_group(group: Group, target_name: str, generated_at: str, flavour: str
     ))
 
 
+def render_policy(group: Group, entry, policy) -> str:
+    """One policy as a file of Sondera's layout: no timestamp, so an unchanged rule gives the same bytes."""
+    imp = entry.imperative
+    return cedarpy.format_policies(render("sondera.j2", group=group, imp=imp, policy=policy, description=trigger_signal(imp)))
+
+
 def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     """{path under the output folder: Cedar text} for every group with Pass 2 policies."""
     return {g.path("cedar"): render_group(g, target, ir.distilled_at) for g in groups or plan(ir, target) if g.entries}
