@@ -33,7 +33,7 @@ from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
 from .output import LockError, find_root, locked, write_atomic
-from .pipeline import compile_sources, load_sources, merge_previous, same_compiler
+from .pipeline import compile_sources, distilled_at, load_sources, merge_previous, same_compiler
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
 from .report import summary_data, summary_text
@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
     comp.add_argument("targets", nargs="*", help="files, folders, globs, owner/repo[/path] or https URLs (default: discover)")
     comp.add_argument("--review", action="store_true", help="write distilled-rules.review.json; nothing goes live (default for remote targets)")
+    comp.add_argument("--check", action="store_true", help="compile in memory, write nothing; exit 1 when an artifact in the output folder would change")
     comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_TARGET, help=f"schema of <group>.cedar (default {DEFAULT_TARGET})")
     common(comp)
     rend = sub.add_parser("render", help="re-render every artifact from a saved policy.ir.json, reading no source")
@@ -117,26 +118,37 @@ def _print(data, text: str, fmt: str) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else text, end="\n" if fmt == "json" else "")
 
 
-def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
-    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
+def planned_artifacts(ir: PolicyIR, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str] | None, list[str]]:
+    """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
 
-    In review mode only distilled-rules.review.json and policy.review.ir.json are written.
+    None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and
+    policy.review.ir.json. A Cedar file that fails validation is not written, and last run's copy goes.
     """
     files = artifacts(ir, target)
     doc = json.loads(files["distilled-rules.json"])
     failures = _self_check(doc, ir)
     if failures:  # §12: a failing rule file is never written, nor anything beside it
-        return doc, failures, False
+        return doc, failures, None, []
     if review:
-        write_atomic(project.rules(review=True), files["distilled-rules.json"])
-        write_atomic(project.ir(review=True), files["policy.ir.json"])
-        return doc, failures, True
+        return doc, failures, {"distilled-rules.review.json": files["distilled-rules.json"],
+                               "policy.review.ir.json": files["policy.ir.json"]}, []
     schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
+    deleted = []
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")
         path = where.split("#", 1)[0]
-        files.pop(path, None)  # this Cedar file is not written,
-        (project.out / path).unlink(missing_ok=True)  # and last run's copy must not pass for it
+        files.pop(path, None)
+        deleted.append(path)
+    return doc, failures, files, deleted
+
+
+def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
+    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written)."""
+    doc, failures, files, deleted = planned_artifacts(ir, target, review)
+    if files is None:
+        return doc, failures, False
+    for path in deleted:
+        (project.out / path).unlink(missing_ok=True)  # a file that failed validation must not pass for this run's
     for path, text in files.items():
         write_atomic(project.out / path, text)
     return doc, failures, True
@@ -179,7 +191,10 @@ def _up_to_date(project: Project, previous: PolicyIR, sources, target: str, over
 
 
 def _compile(args, fetcher=fetch_https) -> int:
+    distilled_at()  # a bad SOURCE_DATE_EPOCH fails before anything is read
     project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
+    if project.fallback:
+        stderr(_fallback_folder(project))
     overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
     if args.targets:
         targets = expand(args.targets, project.root, fetcher, overrides.removed_groups)
@@ -198,6 +213,8 @@ def _compile(args, fetcher=fetch_https) -> int:
     sources, errors, dropped = load_sources(targets, project.root, project.home)
     if args.targets and previous is not None:
         sources = merge_previous(previous, sources)
+    if args.check:
+        return _compile_check(project, previous, (sources, errors, dropped), overrides, args, review)
     if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
         doc = project.load_rules()
         stderr("up to date: no source changed since the last run; nothing written")
@@ -214,6 +231,47 @@ def _compile(args, fetcher=fetch_https) -> int:
         stderr(project.fallback_note())
     code = _report(ir, doc, project.rules(review), (failures, written), args, review)
     return code or (1 if targets.errors else 0)  # a target that could not be read
+
+
+def _fallback_folder(project: Project) -> str:
+    return (f"no .interlinked/ folder in {project.root}: the output folder is the working directory {project.out} "
+            "(distilled-rules.json, policy.ir.json, policies/); create .interlinked/ or pass --out DIR to choose another")
+
+
+def _compile_check(project: Project, previous: PolicyIR | None, loaded: tuple, overrides, args, review: bool) -> int:
+    """`compile --check`: which artifacts a compile would change; 0 when none, 1 otherwise. Writes nothing.
+
+    With nothing to do (the sources, compiler, target and overrides of the last run), the last IR is
+    rendered again, which is what is on disk unless a file was edited or deleted; otherwise the new IR
+    gets the last run's timestamp, so only real changes are listed.
+    """
+    sources, errors, dropped = loaded
+    if previous is not None and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
+        ir = previous
+    else:
+        ir = compile_sources(sources, errors, previous, overrides)
+        ir.dropped = dropped
+        ir.distilled_at = previous.distilled_at if previous is not None else ir.distilled_at
+    _, failures, files, deleted = planned_artifacts(ir, args.cedar_target, review)
+    for failure in failures:
+        stderr(f"self-check failed: {failure}")
+    stale = [p for p, text in sorted((files or {}).items()) if _current(project.out / p) != text]
+    stale += sorted(p for p in deleted if (project.out / p).exists())
+    missing = [p for p in stale if not (project.out / p).exists()]
+    data = {"output": str(project.out), "stale": [p for p in stale if p not in missing], "missing": missing,
+            "current": len(files or {}) - len(stale), "failures": failures}
+    lines = [f"{'missing' if p in missing else 'stale'}: {p}" for p in stale]
+    lines.append(f"{len(stale)} of {len(files or {})} artifacts in {project.out} would change; run `policyc compile`"
+                 if stale else f"up to date: {len(files or {})} artifacts in {project.out} are current")
+    _print(data, "\n".join(lines) + "\n", args.format)
+    return 1 if stale or failures or ir.errors else 0
+
+
+def _current(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _render(args) -> int:
