@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..emitters.cedar_lowering import DEFAULT_TARGET, TARGETS
 from .harness import Evaluator
 from .hook import HookError, event_problem
 from .hook import load_rules as load_compiled
@@ -130,21 +131,20 @@ def load_rules(project: Project) -> list[dict]:
     return rules
 
 
-def cedar_policies(project: Project) -> str:
-    """Sondera's policy set for the run: default-permit and every `<group>.cedar` the run wrote.
+def cedar_policies(project: Project) -> tuple[str, str]:
+    """Sondera's policy set for the run and its target: default-permit and every `<group>.cedar` the run wrote.
 
-    The comparison builds Sondera v1 requests (peers.md §4.3), so it needs v1 policies."""
+    The comparison builds the requests of the Sondera version the policies target (v1 or v2)."""
     doc = project.load_rules()
-    target = doc.get("cedar_target", "sondera-v1")
-    if target != "sondera-v1":
-        raise UsageError(f"--cedar compares against Sondera v1 requests, but the policies target {target}; "
-                         "compile with --cedar-target sondera-v1 first")
+    target = doc.get("cedar_target", DEFAULT_TARGET)
+    if target not in TARGETS or not target.startswith("sondera"):
+        raise UsageError(f"--cedar: the policies target {target!r}, which is not a Sondera schema")
     files = [project.out / p for p in sorted(doc["policies_emitted"]) if p.endswith(".cedar") and not p.endswith(".interlinked.cedar")]
     return '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(
-        p.read_text(encoding="utf-8") for p in files if p.is_file())  # a file that failed validation was not written
+        p.read_text(encoding="utf-8") for p in files if p.is_file()), target  # a file that failed validation was not written
 
 
-def run(events: list[Event], rules: list[dict], gate: bool = True, cedar_policies: str | None = None) -> Report:
+def run(events: list[Event], rules: list[dict], gate: bool = True, cedar_policies: tuple[str, str] | None = None) -> Report:
     evaluator = Evaluator(rules)
     by_id = {r["id"]: r for r in rules}
     report = Report()
@@ -175,10 +175,11 @@ def run(events: list[Event], rules: list[dict], gate: bool = True, cedar_policie
     return report
 
 
-def _compare(report: Report, index: int, event: dict, decision: str, policies: str) -> None:
+def _compare(report: Report, index: int, event: dict, decision: str, cedar: tuple[str, str]) -> None:
     import cedarpy  # only --cedar needs it
 
-    req = request(event)
+    policies, target = cedar
+    req = request(event, target)
     if req is None:
         return
     result = cedarpy.is_authorized(req, policies, [])

@@ -11,6 +11,7 @@
     policyc hook claude [--require-rules] [--on-error deny|allow] [--root DIR] [--out DIR]   (a Claude Code PreToolUse hook)
     policyc hook install claude [--project|--local|--user] [--dry-run] | hook uninstall claude [...]
     policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown]
+    policyc export sondera DIR [--check] [--root DIR] [--out DIR] [--format text|json]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read
 (diff: differences with --exit-code, weakening with --fail-on weaken),
@@ -34,6 +35,7 @@ from .project import Project, UsageError, load_ir, open_project, stderr
 # Jinja2, jsonschema or the emitters). These names are emitters.cedar_lowering.TARGETS' Sondera
 # targets; a test keeps them equal.
 CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
+DEFAULT_CEDAR_TARGET = "sondera-v2"  # emitters.cedar_lowering.DEFAULT_TARGET
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,11 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
     comp.add_argument("targets", nargs="*", help="files, folders, globs, owner/repo[/path] or https URLs (default: discover)")
     comp.add_argument("--review", action="store_true", help="write distilled-rules.review.json; nothing goes live (default for remote targets)")
-    comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1", help="schema of <group>.cedar (default sondera-v1)")
+    comp.add_argument("--check", action="store_true", help="compile in memory, write nothing; exit 1 when an artifact in the output folder would change")
+    comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_CEDAR_TARGET, help=f"schema of <group>.cedar (default {DEFAULT_CEDAR_TARGET})")
     common(comp)
     rend = sub.add_parser("render", help="re-render every artifact from a saved policy.ir.json, reading no source")
     rend.add_argument("ir", help="a policy.ir.json")
-    rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default="sondera-v1")
+    rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_CEDAR_TARGET)
     common(rend, out_required=True)
     acc = sub.add_parser("accept", help="validate distilled-rules.review.json and promote it to distilled-rules.json")
     acc.add_argument("--cedar-target", choices=CEDAR_TARGETS, help="default: the target the review was compiled for")
@@ -96,6 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     dif.add_argument("--fail-on", choices=("weaken",), help="exit 1 only when enforcement weakens")
     dif.add_argument("--root", help="project root for --git (default: nearest git root)")
     dif.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    _export_parser(sub, common)
     return parser
 
 
@@ -138,6 +142,14 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def _export_parser(sub, common) -> None:
+    exp = sub.add_parser("export", help="write the Sondera v2 Cedar of every group in Sondera's layout (one policy per file)")
+    exp.add_argument("kind", choices=("sondera",))
+    exp.add_argument("dir", help="e.g. .sondera/policies/cedar/policyc")
+    exp.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")
+    common(exp)
+
+
 def _self_check(doc: dict, ir) -> list[str]:
     """§12 failures of a distilled-rules document, each as "<rule id>: <problem>"."""
     from .checks import self_check
@@ -149,35 +161,48 @@ def _print(data, text: str, fmt: str) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else text, end="\n" if fmt == "json" else "")
 
 
-def write_artifacts(ir, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
-    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
+def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str] | None, list[str]]:
+    """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
 
-    In review mode only distilled-rules.review.json and policy.review.ir.json are written.
+    None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and
+    policy.review.ir.json. A Cedar file that fails validation is not written, and last run's copy goes.
     """
     from ..emitters import artifacts
     from ..emitters.cedar_lowering import TARGETS
     from ..schemas import read as read_schema
     from .checks import cedar_check
-    from .pipeline import SEAL_NAME, seal
 
     files = artifacts(ir, target)
     doc = json.loads(files["distilled-rules.json"])
     failures = _self_check(doc, ir)
     if failures:  # §12: a failing rule file is never written, nor anything beside it
-        return doc, failures, False
+        return doc, failures, None, []
     if review:
-        write_atomic(project.rules(review=True), files["distilled-rules.json"])
-        write_atomic(project.ir(review=True), files["policy.ir.json"])
-        return doc, failures, True
+        return doc, failures, {"distilled-rules.review.json": files["distilled-rules.json"],
+                               "policy.review.ir.json": files["policy.ir.json"]}, []
     schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
+    deleted = []
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")
         path = where.split("#", 1)[0]
-        files.pop(path, None)  # this Cedar file is not written,
-        (project.out / path).unlink(missing_ok=True)  # and last run's copy must not pass for it
+        files.pop(path, None)
+        deleted.append(path)
+    return doc, failures, files, deleted
+
+
+def write_artifacts(ir, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
+    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written)."""
+    from .pipeline import SEAL_NAME, seal
+
+    doc, failures, files, deleted = planned_artifacts(ir, target, review)
+    if files is None:
+        return doc, failures, False
+    for path in deleted:
+        (project.out / path).unlink(missing_ok=True)  # a file that failed validation must not pass for this run's
     for path, text in files.items():
         write_atomic(project.out / path, text)
-    write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]))
+    if "policy.ir.json" in files:  # the live IR: record what policyc wrote, so an edited copy is never trusted
+        write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]))
     return doc, failures, True
 
 
@@ -229,11 +254,14 @@ def _up_to_date(project: Project, previous, sources, target: str, overrides) -> 
 
 
 def _compile(args, fetcher=None) -> int:
-    from .pipeline import keep_failed, load_sources, merge_previous
+    from .pipeline import distilled_at, keep_failed, load_sources, merge_previous
     from .remote import fetch_https
     from .targets import discover, expand
 
+    distilled_at()  # a bad SOURCE_DATE_EPOCH fails before anything is read
     project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
+    if project.fallback:
+        stderr(_fallback_folder(project))
     overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
     if args.targets:
         targets = expand(args.targets, project.root, fetcher or fetch_https, overrides.removed_groups)
@@ -254,6 +282,8 @@ def _compile(args, fetcher=None) -> int:
     if previous is not None:  # a subset run keeps the other sources; discovery keeps accepted remote ones
         sources = merge_previous(previous, sources, project.root, remote_only=not args.targets)
         sources, kept = keep_failed(previous, sources, errors, project.root)
+    if args.check:
+        return _compile_check(project, (previous, trusted), (sources, errors, dropped), overrides, args, review)
     if trusted and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
         doc = project.load_rules()
         stderr("up to date: no source changed since the last run; nothing written")
@@ -273,6 +303,49 @@ def _compile(args, fetcher=None) -> int:
         stderr(project.fallback_note())
     code = _report(ir, doc, project.rules(review), (failures, written), args, review)
     return code or (1 if targets.errors else 0)  # a target that could not be read
+
+
+def _fallback_folder(project: Project) -> str:
+    return (f"no .interlinked/ folder in {project.root}: the output folder is the working directory {project.out} "
+            "(distilled-rules.json, policy.ir.json, policies/); create .interlinked/ or pass --out DIR to choose another")
+
+
+def _compile_check(project: Project, last: tuple, loaded: tuple, overrides, args, review: bool) -> int:
+    """`compile --check`: which artifacts a compile would change; 0 when none, 1 otherwise. Writes nothing.
+
+    With nothing to do (the sources, compiler, target and overrides of the last run), the last IR is
+    rendered again, which is what is on disk unless a file was edited or deleted; otherwise the new IR
+    gets the last run's timestamp, so only real changes are listed.
+    """
+    from .pipeline import compile_sources
+
+    (previous, trusted), (sources, errors, dropped) = last, loaded
+    if trusted and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):
+        ir = previous
+    else:
+        ir = compile_sources(sources, errors, previous, overrides, reuse=trusted)
+        ir.dropped = dropped
+        ir.distilled_at = previous.distilled_at if previous is not None else ir.distilled_at
+    _, failures, files, deleted = planned_artifacts(ir, args.cedar_target, review)
+    for failure in failures:
+        stderr(f"self-check failed: {failure}")
+    stale = [p for p, text in sorted((files or {}).items()) if _current(project.out / p) != text]
+    stale += sorted(p for p in deleted if (project.out / p).exists())
+    missing = [p for p in stale if not (project.out / p).exists()]
+    data = {"output": str(project.out), "stale": [p for p in stale if p not in missing], "missing": missing,
+            "current": len(files or {}) - len(stale), "failures": failures}
+    lines = [f"{'missing' if p in missing else 'stale'}: {p}" for p in stale]
+    lines.append(f"{len(stale)} of {len(files or {})} artifacts in {project.out} would change; run `policyc compile`"
+                 if stale else f"up to date: {len(files or {})} artifacts in {project.out} are current")
+    _print(data, "\n".join(lines) + "\n", args.format)
+    return 1 if stale or failures or ir.errors else 0
+
+
+def _current(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _render(args) -> int:
@@ -298,7 +371,7 @@ def _accept(args) -> int:
     except ValueError as exc:
         stderr(f"error: {review_rules.name}: {exc}; not promoted")
         return 1
-    args.cedar_target = args.cedar_target or doc.get("cedar_target", "sondera-v1")
+    args.cedar_target = args.cedar_target or doc.get("cedar_target", DEFAULT_CEDAR_TARGET)
     failures = _self_check(doc, ir)
     if failures:
         for failure in failures:
@@ -448,9 +521,36 @@ def _executable() -> str:
     return str(program.resolve()) if program.name == "policyc" and program.exists() else "policyc"
 
 
+def _export(args) -> int:
+    """Export from the run's saved IR (policy.ir.json), so it matches what compile wrote."""
+    from . import export
+
+    project = open_project(args.root, args.out, warn=lambda m: None)
+    if not project.ir().is_file():
+        raise UsageError(f"no policy.ir.json in {project.out}; run `policyc compile` first")
+    try:
+        ir = load_ir(project.ir())
+        folder = Path(args.dir).resolve()
+        if args.check:
+            changes = export.plan_export(ir, folder)[1]
+        else:
+            with locked(folder):
+                changes = export.export(ir, folder)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    data = {"folder": str(folder), "check": args.check, "changed": changes.written, "removed": changes.removed,
+            "unchanged": changes.unchanged}
+    verb = ("would write", "would remove") if args.check else ("wrote", "removed")
+    text = "".join(f"{verb[0]} {name}\n" for name in changes.written) + "".join(f"{verb[1]} {name}\n" for name in changes.removed)
+    text += f"{folder}: {len(changes.written)} {verb[0].split()[-1]}, {len(changes.removed)} {verb[1].split()[-1]}, {changes.unchanged} unchanged\n"
+    _print(data, text, args.format)
+    return 1 if args.check and changes.any else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "hook": _hook}
+    commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "export": _export,
+                "hook": _hook}
     try:
         return commands.get(args.command, _lifecycle)(args)
     except (UsageError, LockError) as exc:

@@ -18,6 +18,7 @@ from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
+from .project import UsageError
 from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
 from .targets import Targets
 
@@ -66,9 +67,14 @@ def sealed(ir_path: Path) -> bool:
 
 
 def distilled_at() -> str:
-    """UTC time of the run, or SOURCE_DATE_EPOCH when set (reproducible builds)."""
+    """UTC time of the run, or SOURCE_DATE_EPOCH when set (reproducible builds); UsageError when it is not a time."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(timezone.utc)
+    if not epoch:
+        return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        moment = datetime.fromtimestamp(int(epoch), timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise UsageError(f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix time in seconds (e.g. 1767225600); unset it or fix it") from None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -15,7 +15,7 @@ from .plan import plan
 POLICY_BACKENDS = (policy_md, cedar, interlinked_cedar, prose_md, skipped_report, index)
 
 
-def artifacts(ir: PolicyIR, target: str = "sondera-v1") -> dict[str, str]:
+def artifacts(ir: PolicyIR, target: str = "sondera-v2") -> dict[str, str]:
     files: dict[str, str] = {}
     groups = plan(ir, target)  # one placement for every backend
     for backend in POLICY_BACKENDS:

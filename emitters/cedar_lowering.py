@@ -9,6 +9,7 @@ distilled-rules.json.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -37,8 +38,10 @@ class Target:
 TARGETS = {
     "sondera-v1": Target("sondera-v1", "", "sondera-v1.cedarschema", False, False, False, False, False),
     "sondera-v2": Target("sondera-v2", "Sondera::", "sondera-v2.cedarschema", True, True, True, True, False),
-    "interlinked": Target("interlinked", "", "interlinked.cedarschema", False, False, False, False, True),
+    # namespaced so that no vanilla Sondera schema declares its types: loaded by mistake, it fails validation
+    "interlinked": Target("interlinked", "Interlinked::", "interlinked.cedarschema", False, False, False, False, True),
 }
+DEFAULT_TARGET = "sondera-v2"  # what a current Sondera loads (namespaced)
 
 
 @dataclass(slots=True)
@@ -93,7 +96,7 @@ def _parse_condition(command: str) -> tuple[str, bool]:
             continue
         if token.startswith("--"):
             terms.append(f"context.parse.program_flags.contains({cedar_string(f'{program}:{token}')})")
-        elif token.startswith("-") and len(token) > 2:  # a bundle: -rf is -r and -f
+        elif token.startswith("-") and len(token) > 2 and token[1:].isalpha():  # a bundle: -rf is -r and -f
             terms += [f"context.parse.program_flags.contains({cedar_string(f'{program}:-{c}')})" for c in token[1:]]
         elif token.startswith("-"):
             terms.append(f"context.parse.program_flags.contains({cedar_string(f'{program}:{token}')})")
@@ -103,6 +106,35 @@ def _parse_condition(command: str) -> tuple[str, bool]:
             terms.append(f"({either})" if len(spellings) > 1 else either)
             exact = False  # argument order is not kept
     return (terms[0] if len(terms) == 1 else "(" + " && ".join(terms) + ")"), exact
+
+
+def _whole_program(command: str, patterns: list[dict]) -> bool:
+    """The rule's regex ends the program name where the command's first word ends (`pip(?![\\w-])`, not `pip[0-9.]*`)."""
+    program = re.escape(command.strip().removeprefix("$ ").split()[0])
+    return any(re.search(program + r"(?:\\s|\(\?!\[\\w-\]\)|\\b|\$|\)|\||$)", p["regex"]) for p in patterns
+               if p["field"] == "command" and not p.get("negate"))
+
+
+def _unparsed_condition(trigger: dict) -> str:
+    """v2, fail closed: when Sondera could not parse the command (`parse.ok` false), match its raw text.
+
+    The like form of the rule's command patterns, or else every literal word of
+    each command in order (wider than the rule: an unparsable command is suspect).
+    """
+    parts = []
+    for pattern in trigger["patterns"]:
+        if pattern["field"] == "command" and not pattern.get("negate"):
+            try:
+                parts.append(_like_condition("command", pattern["regex"], pattern.get("flags", "i"), False)[0])
+            except Unsupported:
+                parts = []
+                break
+    if not parts:
+        for value in trigger["values"]:
+            words = [w for w in value.strip().removeprefix("$ ").split()
+                     if not (w.startswith(("<", "$")) or w in ("...", "…") or "*" in w or "\\" in w)]
+            parts.append(f"context.command like {cedar_string('*' + '*'.join(words) + '*')}")
+    return f"!context.parse.ok && ({' || '.join(parts)})"
 
 
 def _actions(trigger: dict) -> list[str]:
@@ -123,6 +155,10 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
             exact = exact and value_exact
         if not exact:
             notes.append("argument order and placeholders are not kept by context.parse")
+        if not all(_whole_program(value, trigger["patterns"]) for value in trigger["values"]):
+            exact = False
+            notes.append("the rule also matches longer program names (pip3 for pip); context.parse.programs holds exact names")
+        positives.append(_unparsed_condition(trigger))
         seen.add("command")
         positive_fields = {"command"}
     else:

@@ -53,7 +53,7 @@ def rule_from(imp, label: str, companion: dict | None = None) -> dict:
     return rule
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict:
+def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict:
     """The distilled-rules.json document for an IR."""
     labels = {s.group_id: s.group_label for s in ir.sources}
     groups = groups or plan(ir, target)

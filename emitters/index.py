@@ -7,7 +7,7 @@ from .plan import POLICIES_DIR, plan
 from .render import render
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     rows = []
     for g in groups or plan(ir, target):
         kinds = [k for k, present in (("policy.md", g.entries), ("cedar", g.entries), ("interlinked.cedar", g.has_interlinked),

@@ -11,7 +11,7 @@ from .cedar import render_group
 from .plan import plan
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     return {
         g.path("interlinked.cedar"): render_group(g, target, ir.distilled_at, flavour="interlinked")
         for g in groups or plan(ir, target)

@@ -54,7 +54,7 @@ class Group:
         return bool(self.prose or self.principles)
 
 
-def plan(ir: PolicyIR, cedar_target: str = "sondera-v1") -> list[Group]:
+def plan(ir: PolicyIR, cedar_target: str = "sondera-v2") -> list[Group]:
     target, extended = TARGETS[cedar_target], TARGETS["interlinked"]
     groups: dict[str, Group] = {}
     for source in ir.sources:

@@ -44,5 +44,5 @@ def render_group(group: Group, generated_at: str) -> str:
     )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     return {g.path("policy.md"): render_group(g, ir.distilled_at) for g in groups or plan(ir, target) if g.entries}

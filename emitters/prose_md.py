@@ -37,5 +37,5 @@ def render_group(group: Group) -> str:
     )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     return {g.path("prose.md"): render_group(g) for g in groups or plan(ir, target) if g.has_prose}

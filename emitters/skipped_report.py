@@ -34,7 +34,7 @@ def rewrite(item) -> str:
     return _REWRITES[item.marker_class].format(marker=md_code(item.marker))
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v1", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     by_group: dict[str, list] = {}
     for item in ir.skipped:
         by_group.setdefault(item.group_id, []).append(item)

@@ -3,8 +3,8 @@
 Each folder under golden/cases/ is a project; three real corpus files are
 cases too (read from tests/data/corpus at their repository paths). The
 expected files live in golden/snapshots/<case>/: distilled-rules.json,
-policy.ir.json and policies/ (policy.md, Sondera v1 .cedar, the v2 .cedar
-as *.sondera-v2.cedar, interlinked.cedar, prose.md, skipped report, index).
+policy.ir.json and policies/ (policy.md, Sondera v2 .cedar (the default target),
+the v1 .cedar as *.sondera-v1.cedar, interlinked.cedar, prose.md, skipped report, index).
 Update with `pytest golden --snapshot-update` and review the diff.
 """
 
@@ -73,16 +73,16 @@ def _schema(name: str) -> str:
 def test_golden_case(case, snapshot, tmp_path):
     snapshot.snapshot_dir = HERE / "snapshots"
     ir = _compile(_project(case, tmp_path))
-    files = artifacts(ir, "sondera-v1")
+    files = artifacts(ir, "sondera-v2")
     doc = json.loads(files["distilled-rules.json"])
     assert self_check(doc, {s.file: s.text for s in ir.sources}) == []
     assert schema_error("ir.schema.json", json.loads(files["policy.ir.json"])) == ""
-    v2 = {path.replace(".cedar", ".sondera-v2.cedar"): text for path, text in cedar.emit(ir, "sondera-v2").items()}
+    v1 = {path.replace(".cedar", ".sondera-v1.cedar"): text for path, text in cedar.emit(ir, "sondera-v1").items()}
     schemas = {
-        ".sondera-v2.cedar": _schema(TARGETS["sondera-v2"].schema),
+        ".sondera-v1.cedar": _schema(TARGETS["sondera-v1"].schema),
         ".interlinked.cedar": _schema(TARGETS["interlinked"].schema),
-        ".cedar": _schema(TARGETS["sondera-v1"].schema),
+        ".cedar": _schema(TARGETS["sondera-v2"].schema),
     }
-    assert cedar_check({**files, **v2}, schemas) == []
-    snapshot.assert_match_dir(_nested({**files, **v2}), case)
+    assert cedar_check({**files, **v1}, schemas) == []
+    snapshot.assert_match_dir(_nested({**files, **v1}), case)
 

@@ -13,6 +13,7 @@ import pytest
 from policyc.compiler.checks import cedar_check
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths, compile_sources
+from policyc.compiler.sondera import request
 from policyc.compiler.sources import source_from_bytes
 from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar, guardrules, policy_md
@@ -47,25 +48,21 @@ def test_every_corpus_file_yields_valid_cedar(target, tmp_path):
 
 # --- differential: GuardRule semantics against cedarpy on Sondera-shaped requests ---
 
-def _request(tool: str, value: str) -> dict:
-    """A Sondera v1 request for one Claude tool call (peers.md §4.2, sondera/v1 example)."""
-    shared = {
-        "workspace": {"cwd": "/repo", "permission_mode": "default", "transcript_path": "/t.jsonl"},
-        "signature": {"categories": [], "matches": 0, "severity": 0},
-        "policy": {"compliant": True, "violations": []},
-        "label": {"__entity": {"type": "Label", "id": "Public"}},
-    }
-    if tool == "Bash":
-        return {"principal": 'Agent::"claude-user"', "action": 'Action::"ShellCommand"', "resource": 'Trajectory::"t1"',
-                "context": {**shared, "command": value, "working_dir": "/repo"}}
-    action = {"Write": "FileWrite", "Edit": "FileEdit"}[tool]
-    return {"principal": 'Agent::"claude-user"', "action": f'Action::"{action}"', "resource": f'File::"{value}"',
-            "context": {**shared, "path": value, "operation": action.removeprefix("File")}}
+CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
+# commands that showed gaps between the two backends, probed against every command rule
+EDGE_COMMANDS = ["pip install requests", "pipenv install requests", "git tag -l", "git tag v1.0", "git  push  origin  main",
+                 "sudo rm -rf /", "sudo git push --force origin main", "echo 'unterminated", "git commit -m 'Co-Authored-By: x"]
 
 
-def _denied_by(policies: str, request: dict) -> list[str]:
+def _variants(value: str) -> list[str]:
+    """A rule's own command and the edges around it: chained, double spaces, sudo, a parse failure."""
+    return [value, f"cd /repo && {value}", "echo ok", value.replace(" ", "  "), f"sudo {value}", f"{value} 'unterminated"]
+
+
+def _denied_by(policies: str, target: str, tool: str, field: str, value: str) -> list[str]:
     ids = ["default-permit", *re.findall(r'^@id\("([^"]+)"\)', policies, re.MULTILINE)]
-    result = cedarpy.is_authorized(request, DEFAULT_PERMIT + policies, [], schema=_schema("sondera-v1"))
+    event = {"tool_name": tool, "tool_input": {field: value}, "cwd": "/repo", "session_id": "t1"}
+    result = cedarpy.is_authorized(request(event, target), DEFAULT_PERMIT + policies, [], schema=_schema(target))
     assert not result.diagnostics.errors, result.diagnostics.errors
     return [ids[int(r.removeprefix("policy"))] for r in result.diagnostics.reasons if result.decision == cedarpy.Decision.Deny]
 
@@ -81,7 +78,7 @@ def _compiled(key: str):
 
 
 def _probes() -> list[tuple[str, str, str, str]]:
-    """(ir key, tool, field, value): labelled inputs, plus each command rule's own commands."""
+    """(ir key, tool, field, value): labelled inputs, each command rule's own commands and their edges."""
     probes = []
     for entry in SAMPLE:
         if entry["expect"] == "none" or entry["field"] == "content":
@@ -89,38 +86,60 @@ def _probes() -> list[tuple[str, str, str, str]]:
         for value in entry["must_match"] + entry["must_not_match"]:
             probes.append((entry["file"], entry["tool"], entry["field"], value))
     for case in sorted(p.name for p in GOLDEN_CASES.iterdir()):
-        for imp in _compiled("golden:" + case).imperatives:
+        key = "golden:" + case
+        for imp in _compiled(key).imperatives:
             if imp.trigger and imp.trigger["kind"] == "command":
                 for value in imp.trigger["values"]:
-                    probes += [("golden:" + case, "Bash", "command", v) for v in (value, f"cd /repo && {value}", "echo ok")]
+                    probes += [(key, "Bash", "command", v) for v in _variants(value)]
+        probes += [(key, "Bash", "command", c) for c in EDGE_COMMANDS]
     return probes
 
 
-def test_guardrules_and_cedar_agree():
-    exact = approximate = agree_approx = 0
-    disagreements = []
+@lru_cache(maxsize=None)
+def _agreement(target: str) -> dict:
+    """Per target: checks, agreements, and the two kinds of disagreement."""
+    counts = {"checks": 0, "agree": 0, "cedar_allows": [], "cedar_denies": [], "exact_disagree": []}
     for key, tool, field, value in _probes():
         ir = _compiled(key)
-        rules = {r["id"]: r for r in guardrules.emit(ir)["rules"] if r["action"] == "block"}
-        for group in plan(ir):
-            for entry in group.entries:
-                rule = rules.get(entry.imperative.id)
-                if rule is None or not isinstance(entry.cedar, list) or tool not in rule["tool_match"]:
-                    continue
-                policies = cedar.render_group(group, "sondera-v1", ir.distilled_at)
-                fires = rule_fires(rule, tool, {field: value})
-                denied = entry.imperative.id in _denied_by(policies, _request(tool, value))
-                if any(p.approximate for p in entry.cedar):
-                    approximate += 1
-                    agree_approx += fires == denied
-                else:
-                    exact += 1
-                    if fires != denied:
-                        disagreements.append((rule["id"], tool, value, fires, denied))
-    rate = agree_approx / approximate
-    print(f"\ndifferential: {exact} exact checks, all agree; {approximate} approximate checks, agreement {rate:.0%}")
-    assert exact > 0 and not disagreements, disagreements
-    assert rate >= 0.8
+        groups = plan(ir, target)
+        rules = {r["id"]: r for r in guardrules.emit(ir, target, groups)["rules"] if r["action"] == "block"}
+        for group in groups:
+            checked = [e for e in group.entries if e.imperative.id in rules and isinstance(e.cedar, list)
+                       and tool in rules[e.imperative.id]["tool_match"]]
+            if not checked:
+                continue
+            denied = _denied_by(cedar.render_group(group, target, ir.distilled_at), target, tool, field, value)
+            for entry in checked:
+                fires = rule_fires(rules[entry.imperative.id], tool, {field: value})
+                cedar_denies = any(p.id in denied for p in entry.cedar)
+                counts["checks"] += 1
+                counts["agree"] += fires == cedar_denies
+                if fires != cedar_denies:
+                    counts["cedar_denies" if cedar_denies else "cedar_allows"].append((entry.imperative.id, value))
+                    if not any(p.approximate for p in entry.cedar):
+                        counts["exact_disagree"].append((entry.imperative.id, value))
+    return counts
+
+
+@pytest.mark.parametrize("target", CEDAR_TARGETS)
+def test_guardrules_and_cedar_agree(target):
+    counts = _agreement(target)
+    rate = counts["agree"] / counts["checks"]
+    print(f"\ndifferential {target}: {counts['checks']} checks, agreement {rate:.1%}; Cedar allows what the GuardRule "
+          f"blocks {len(counts['cedar_allows'])}, Cedar denies what it allows {len(counts['cedar_denies'])}")
+    assert counts["checks"] > 500 and counts["exact_disagree"] == []  # a policy not marked approximate is exact
+    assert rate >= {"sondera-v1": 0.9, "sondera-v2": 0.95}[target], counts
+
+
+def test_v2_fails_closed_when_sondera_cannot_parse_the_command():
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never run `rm -rf /`.\n")])
+    group = plan(ir, "sondera-v2")[0]
+    policies = cedar.render_group(group, "sondera-v2", ir.distilled_at)
+    assert "!context.parse.ok" in policies
+    unparsable = "rm -rf / 'unterminated"
+    assert request({"tool_name": "Bash", "tool_input": {"command": unparsable}}, "sondera-v2")["context"]["parse"]["ok"] is False
+    assert _denied_by(policies, "sondera-v2", "Bash", "command", unparsable) == ["enforce-local-agents-md-no-rm-rf"]
+    assert _denied_by(policies, "sondera-v2", "Bash", "command", "ls 'unterminated") == []  # only commands that match
 
 
 # --- adversarial provenance: no source text can change an artifact's structure ---
@@ -166,3 +185,25 @@ def test_user_local_cedar_is_never_overwritten(tmp_path):
     with pytest.raises(PermissionError):
         write_atomic(mine, "generated")
     assert mine.read_text() == "// hand-written\n"
+
+
+# --- what lands on disk: canonical form, and no flavour loadable by mistake ---
+
+def test_every_emitted_cedar_file_is_already_formatted():
+    for case in ("conventions", "caps-and-ask", "ex2-positive-sequential", "forbidden-list-fence"):
+        ir = _compiled("golden:" + case)
+        for target in CEDAR_TARGETS:
+            files = {p: t for p, t in artifacts(ir, target).items() if p.endswith(".cedar")}
+            assert files and all(cedarpy.format_policies(t) == t for t in files.values()), (case, target)
+
+
+def test_the_interlinked_flavour_fails_validation_under_every_vanilla_schema():
+    files = {f"{case}/{p}": t for case in ("conventions", "ex2-positive-sequential", "ex4-advisory")
+             for p, t in artifacts(_compiled("golden:" + case)).items() if p.endswith(".interlinked.cedar")}
+    assert len(files) >= 3
+    for path, text in files.items():
+        assert cedar_check({path: text}, {".cedar": _schema("interlinked")}) == []
+        for vanilla in CEDAR_TARGETS:  # a Sondera that loads every *.cedar rejects it instead of enforcing it
+            failures = cedar_check({path: text}, {".cedar": _schema(vanilla)})
+            assert {where.split("#")[1] for where, _ in failures} == set(re.findall(r'^@id\("([^"]+)"\)', text, re.M)), (path, vanilla)
+        assert "NOT for Sondera" in text and "Vanilla Sondera rejects" not in text
