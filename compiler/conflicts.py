@@ -102,11 +102,20 @@ def resolve(ir: PolicyIR) -> None:
         for i, broad in enumerate(bucket):
             if broad.trigger["kind"] != "command" or broad.id in covered:
                 continue
+            # a broader rule speaks only for narrower rules no stricter than itself: absorbing a
+            # stricter one would escalate every call the broad rule covers ("avoid `git push`"
+            # must not become a block on every push because "never `git push --force`" exists)
             narrower = [n for n in bucket[i + 1 :] if n.id not in covered and _broader(broad, n)
-                        and precedence.get(broad.file, 99) < precedence.get(n.file, 99)]
+                        and precedence.get(broad.file, 99) < precedence.get(n.file, 99)
+                        and STRICTNESS.get(_action(ir, n), 0) <= STRICTNESS.get(_action(ir, broad), 0)]
             if narrower:
                 covered.update(n.id for n in narrower)
                 _merge(ir, broad, narrower, "strictly broader rule")
+
+
+def _action(ir: PolicyIR, imp: Imperative) -> str:
+    """A rule's action after the merges so far (the strictest of the rules it already speaks for)."""
+    return next((c["action"] for c in ir.conflicts if c["id"] == imp.id), imp.action)
 
 
 def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:

@@ -23,9 +23,12 @@ _NOT_JS = re.compile(r"\(\?P[<=]|\(\?[aiLmsux]+\)|\(\?[aiLmsux-]+:|\\[AZz]|\(\?#
 _ANGLE = re.compile(r"<[^<>]*>")
 _PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.{3}|…|\$\{?\w+\}?|\{[^}]*\}|\[[^\]]*\])$")
 
-# Where a shell command starts: the start of the text, or after ; & | ( $( a
-# backtick or a newline (the separators the harness splits compounds on, §3.8).
-POSITION = r"(?:^|[;&|(`\n]\s*)"
+# Where a shell command starts: the start of the text (after any white space),
+# or after ; & | ( $( a backtick or a newline (the separators the harness splits
+# compounds on, §3.8) and spaces or tabs. The separator and the white space after
+# it share no character, so a run of newlines is read in one pass (a `\s*` after
+# a newline made the search quadratic on such a run).
+POSITION = r"(?:^\s*|[;&|(`\n][ \t]*)"
 # What may stand between a command position and the program it runs. Each
 # entry consumes one wrapper with what follows it; any number of them chain
 # (`sudo env CI=1 uv run pytest`). The alternatives start differently, so the

@@ -9,7 +9,7 @@ imperatives are Pass 1 rules.
 from __future__ import annotations
 
 from ..compiler.conflicts import merged, shadowed
-from ..compiler.ir import PolicyIR, lines_label
+from ..compiler.ir import STRICTNESS, PolicyIR, lines_label
 from ..compiler.overrides import Overrides
 from .plan import companions, plan
 
@@ -68,6 +68,9 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
                 rule.update(settled[imp.id])
                 rule["distilled_action_reason"] += f"; action {imp.action} -> {rule['action']}: the strictest of a conflict (§10)"
             rules.append(overrides.apply(rule))
+    # The harness returns on the first block or ask that matches, so stricter rules come first:
+    # an ask on `git push` must never be reached before a block on `git push --force`.
+    rules.sort(key=lambda r: -STRICTNESS.get(r["action"], 0))
     skipped = [
         {"file": s.file, "lines": s.lines, "quote": s.quote, "reason": s.reason, "marker_class": s.marker_class}
         for s in ir.skipped
