@@ -8,6 +8,8 @@ from collections import Counter
 from pathlib import PurePosixPath
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from policyc.compiler import ordinary
 from policyc.compiler.harness import Evaluator
@@ -190,3 +192,15 @@ def test_fire_rate_agrees_with_the_evaluator(corpus_rules):
         if (rate.fired, rate.examples) != (len(acted), tuple(acted[:3])):
             differ.append(f"{rule['id']}: fire_rate {rate.fired}, evaluator {len(acted)}")
     assert differ == []
+
+
+QUICK_TEST_CASES = [r"(?:\bnull\b|\bundefined\b)", r"(?:a|b)+c", r"(?:ab)?cd|ef", r"(?:x|)yz", r"a\|b",
+                    r"(?:^|[;&|(]\s*)(?:pip[0-9.]*(?![\w-])|uv(?![\w-]))", r"[|(]ab|cd", r"(?!(?:abc))x(?:de|fg)",
+                    r"(?:(?::\s*any\b|\bas\s+any\b|<any>)|\bunknown\b)", r"(?:api[_-]?key|token)[\"']?\s*[:=]"]
+
+
+@given(st.sampled_from(QUICK_TEST_CASES), st.text(alphabet="abcdefgnulxyzipvkto|;&( :=_-'\"<>ANYUL", max_size=40))
+def test_the_quick_literal_test_never_rejects_a_match(regex, text):
+    literals = ordinary._literals(regex)
+    if literals and re.search(regex, text, re.IGNORECASE):
+        assert any(literal in text.lower() for literal in literals)
