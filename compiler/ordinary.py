@@ -277,15 +277,13 @@ def _literals(regex: str, depth: int = 0) -> frozenset[str] | None:
 
 def _rule_literals(rule: Rule) -> frozenset[str] | None:
     """What the rule's text must contain for any positive pattern to match (None: no quick test)."""
-    if rule.literals:
-        return frozenset(rule.literals)  # one per pattern, found by the harness already
-    found: set[str] = set()
-    for _, pattern, _ in rule.positives:
+    found = set(rule.literals or ())  # one per pattern, when the harness found them all
+    for _, pattern, _ in rule.positives if not found else ():
         literals = _literals(pattern.pattern)
         if not literals:
             return None
         found |= literals
-    return frozenset(found) if found and not any("\0" in literal for literal in found) else None
+    return frozenset(found) if found and not any("\0" in literal for literal in found) else None  # NUL joins texts
 
 
 def _compound_hit(rule: Rule, literals: frozenset[str] | None, event: _Event) -> bool:
