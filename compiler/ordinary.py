@@ -71,16 +71,16 @@ def _strip_header(text: str) -> tuple[str, str | None]:
 
 
 def _hunks(lines: list[str], seed: str) -> list[tuple[int, int]]:
-    """Consecutive line ranges of 10 to 30 lines (a short tail joins the last hunk); sizes from a CRC of the path."""
+    """Consecutive line ranges of 10 to 30 lines, sizes from a CRC of the path; the last two are
+    evened out when the tail would be shorter than 10."""
     spans, start = [], 0
     while start < len(lines):
+        remaining = len(lines) - start
         size = _HUNK_MIN + zlib.crc32(f"{seed}:{start}".encode()) % _HUNK_SPREAD
-        end = min(start + size, len(lines))
-        if spans and end - start < _HUNK_MIN:
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((start, end))
-        start = end
+        if remaining - size < _HUNK_MIN:
+            size = remaining if remaining <= _HUNK_MIN + _HUNK_SPREAD - 1 else remaining // 2
+        spans.append((start, start + size))
+        start += size
     return spans
 
 

@@ -86,7 +86,7 @@ def test_every_event_is_well_formed():
 
 def test_edits_are_hunks_of_ten_to_thirty_lines():
     sizes = [e["tool_input"]["new_string"].count("\n") + 1 for e in _events("Edit")]
-    assert min(sizes) >= 10 and max(sizes) <= 30 + 9  # a short tail joins the last hunk
+    assert min(sizes) >= 10 and max(sizes) <= 30
 
 
 def test_the_common_languages_are_there():
