@@ -154,6 +154,8 @@ def _scope(imp, source, data: _Data):
     qualifiers = clause.get("qualifiers", [])
     if qualifiers:
         return f"unresolved qualifier: '{qualifiers[0]}' narrows the rule, and no file scope says so", None
+    if clause.get("purpose") and tool_kind(trigger) == "content":
+        return f"unresolved purpose: '{clause['purpose']}' narrows what the rule forbids, which a pattern cannot see", None
     paths = set(trigger["tool_match"]) & _PATH_TOOLS
     if clause.get("file_scope") and not paths:
         return "its qualifier names files, and a shell or tool call carries no file path", None
