@@ -54,6 +54,7 @@ class _Data:
     common_words: frozenset[str]
     file_extensions: frozenset[str]
     thresholds: dict[str, float]
+    min_fired: int
 
 
 @lru_cache(maxsize=1)
@@ -70,6 +71,7 @@ def load_admission() -> _Data:
         common_words=frozenset(str(w) for w in data["common_words"]),
         file_extensions=frozenset(data["file_extensions"]),
         thresholds={k: float(v) for k, v in data["breadth_thresholds"].items()},
+        min_fired=int(data["breadth_min_fired"]),
     )
 
 
@@ -190,7 +192,7 @@ def _rate_json(rate: Rate) -> dict:
 def _breadth(imp, source, data: _Data):
     kind = tool_kind(imp.trigger)
     rate = measure(imp)
-    if rate.share > data.thresholds[kind]:
+    if rate.share > data.thresholds[kind] and rate.fired >= data.min_fired:
         return (f"it {rate_words(rate, kind)}, above the {data.thresholds[kind]:.0%} "
                 f"a deterministic rule may interrupt"), _rate_json(rate)
     common = [v for v in imp.trigger.get("values", []) if v in data.common_words] if kind == "content" else []

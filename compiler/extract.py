@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import yaml
@@ -229,7 +229,7 @@ class Extractor:
         sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
-            governing = strongest(markers, self.ladder) or (unit.inherited.marker if unit.inherited else None)
+            governing = strongest(markers, self.ladder) or (replace(unit.inherited.marker, index=-1) if unit.inherited else None)
             if governing is None:
                 continue
             self.recent = (governing, unit.block)
