@@ -59,6 +59,7 @@ class Clause:
     examples: list[dict] = field(default_factory=list)  # "e.g. `X`": instances, never the trigger
     asides: list[dict] = field(default_factory=list)  # objects of parentheses and subordinate clauses
     qualifiers: list[str] = field(default_factory=list)  # "in screens": narrows the rule, no file scope found
+    purpose: str = ""  # "to model optional collections": narrows what a content rule forbids
     exceptions: list[dict] = field(default_factory=list)  # unless / except objects
     condition: str = ""  # unless/except text that is not concrete ("unless asked")
     sequence: str = ""  # before/after phrase of a sequential precondition
@@ -79,6 +80,7 @@ class Clause:
             "examples": self.examples,
             "asides": self.asides,
             "qualifiers": self.qualifiers,
+            "purpose": self.purpose,
             "exceptions": self.exceptions,
             "condition": self.condition,
             "sequence": self.sequence,
@@ -151,11 +153,25 @@ def _is_caps(phrase: str) -> bool:
     return len(letters) > 1 and all(c.isupper() for c in letters)
 
 
+def _in_condition(tokens, condition_words: frozenset[str]) -> frozenset[int]:
+    """Token indices inside a conditional clause ("if … ," up to its comma or colon)."""
+    inside, open_ = set(), False
+    for i, tok in enumerate(tokens):
+        if tok.type == "WORD" and tok.norm in condition_words:
+            open_ = True
+        elif tok.type == "PUNCT" and tok in ",;:—–" or tok.type == "OTHER" and tok == ":":
+            open_ = False
+        elif open_:
+            inside.add(i)
+    return frozenset(inside)
+
+
 def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marker]:
     """Every §5 marker in the sentence, in order, after negation and caps rules."""
     ladder = ladder or load_ladder()
     positions = [i for i, t in enumerate(sentence.tokens) if t.type == "WORD"]
     words = [sentence.tokens[i].norm for i in positions]
+    conditional = _in_condition(sentence.tokens, ladder.condition_words)
     found: list[tuple[int, int, str]] = []  # (word index, length, class)
     i = 0
     while i < len(words):
@@ -164,8 +180,8 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
             i += 1
             continue
         length, cls = hit
-        if ladder.is_void(words, i, cls):
-            pass
+        if ladder.is_void(words, i, cls) or positions[i] in conditional:
+            pass  # "If you don't have the tool:" states a condition, not an instruction
         elif ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
             # "not always", "don't have to": no marker, and the negator is void too
             if found and found[-1][0] == i - 1:
@@ -307,6 +323,7 @@ class _Parts:
     asides: list[InlineToken] = field(default_factory=list)  # parentheses, "when …", "because …"
     rejected: list[InlineToken] = field(default_factory=list)  # "use `ruff` and not `black`": the "not" side
     qualifiers: list[list[InlineToken]] = field(default_factory=list)  # "in tests", "for v2 API payload fields"
+    purpose: list[InlineToken] = field(default_factory=list)  # "to model optional collections"
 
 
 def _is_object_token(tok: InlineToken, lexicon) -> bool:
@@ -349,6 +366,9 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                 bucket = parts.qualifiers[-1]
             elif positive and word == "not" and seen_object:
                 bucket = parts.rejected
+            elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
+                    and part[i + 1].norm not in words["determiners"]:
+                bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
             elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
                 seen_object or sum(t.type == "WORD" for t in parts.main) >= 2
             ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
@@ -364,13 +384,26 @@ def _qualifier_text(tokens) -> str:
     return " ".join(t.norm if t.type == "WORD" else str(t).strip("`") for t in tokens if t.type in ("WORD", "CODE", "PATH"))
 
 
+def _read_subject(clause: Clause, tokens, lexicon) -> None:
+    """The subject before the marker narrows the rule unless it is the agent itself:
+    "any new developer fragment must …", "Tests must not …" (-> test files)."""
+    words = lexicon.clause_words
+    kept = [t for t in tokens if t.type == "CODE" or t.type == "WORD" and t.norm not in words["subjects"] | words["connectors"]]
+    text = _qualifier_text(kept)
+    if text:
+        _narrow(clause, text, lexicon.qualifier_scope("in " + text, [o for o in map(_object, kept) if o]))
+
+
 def _read_qualifier(clause: Clause, tokens, lexicon) -> None:
     """A qualifier narrows the rule: files it names become file scope, harmless ones
     ("on the host", "in a PR") go, and any other is kept for admission to judge."""
     text = _qualifier_text(tokens)
     if not text:
         return
-    scope = lexicon.qualifier_scope(text, [o for o in map(_object, tokens) if o])
+    _narrow(clause, text, lexicon.qualifier_scope(text, [o for o in map(_object, tokens) if o]))
+
+
+def _narrow(clause: Clause, text: str, scope: list[str] | None) -> None:
     if scope is None:
         clause.qualifiers.append(text)
     else:
@@ -398,6 +431,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
     polarity = load_ladder().classes[governing.marker_class].polarity
+    coordinated = {m.index for m in markers if m.index > own[0] and m.marker_class == governing.marker_class}
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""
@@ -412,6 +446,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
             for qualifier in parts.qualifiers:
                 _read_qualifier(clause, qualifier, lexicon)
+            clause.purpose = _qualifier_text(parts.purpose)
             if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs:
                 # "Never write in `/etc/`": the place is what the edit verb acts on
                 clause.objects = [{"kind": "path", "text": glob} for glob in clause.file_scope]
@@ -419,11 +454,18 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         elif start < own[0] and start == 0 and lead in lexicon.clause_words["leading_qualifiers"]:
             # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …"
             _read_qualifier(clause, part, lexicon)
+        elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";"):
+            # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
+            _read_subject(clause, part, lexicon)
         elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
         elif lead in ("unless", "except"):
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
+        elif start in coordinated:
+            # "Never push to `upstream` (and never push to `main` …)": a second prohibition of the same strength
+            clause.objects.extend(o for o in objs if o not in clause.objects)
+            clause.scope_text += " " + " ".join(t.norm for t in part if t.type in ("WORD", "CODE", "PATH"))
         elif start > own[0] and polarity == "negative":
             clause.alternatives.extend(objs)
         if start > own[0] and lead not in ("unless", "except"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import yaml
@@ -229,7 +229,7 @@ class Extractor:
         sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
-            governing = strongest(markers, self.ladder) or (unit.inherited.marker if unit.inherited else None)
+            governing = strongest(markers, self.ladder) or (replace(unit.inherited.marker, index=-1) if unit.inherited else None)
             if governing is None:
                 continue
             self.recent = (governing, unit.block)
@@ -263,6 +263,10 @@ class Extractor:
                                         "skip-no-imperative", "a question, not an instruction"))
             return
         trigger = None if clause.sequence else infer_trigger(clause, cls.polarity, self.lexicon)
+        if trigger is not None and trigger.kind != "mcp" and all(p["field"] != "command" for p in trigger.patterns):
+            section = self.lexicon.section_scope([h[2] for h in headings])
+            if section and section not in trigger.file_scope:  # "## Testing": the heading scopes the file rules under it
+                trigger.file_scope = f"^(?=.*{trigger.file_scope})(?=.*{section})" if trigger.file_scope else section
         context = {}
         if headings:
             context["heading"] = headings[-1][2]
@@ -302,7 +306,8 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         confidence = 0.85 if cls.polarity == "positive" else 0.95
         if trigger.interpreted or marker.index < 0:
             confidence = 0.7
-        confidence = round(confidence - 0.05 * max(0, len(scope) - 1), 2)
+        inferred = [axis for axis in scope if axis not in source.scope]  # the source's own scope is given, not inferred
+        confidence = round(confidence - 0.05 * max(0, len(inferred) - 1), 2)
         routes, cause = ["pass1", "pass2"], ""
         reasons.append(f"{via} -> action={action} per §5 ({cls.name}); trigger {trigger.kind}")
         if confidence < 0.7 and action != "warn":

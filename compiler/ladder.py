@@ -33,6 +33,7 @@ class Ladder:
     purpose_word: str
     modals_before_to: frozenset[str]
     descriptive_subjects: frozenset[str]
+    condition_words: frozenset[str]
 
     def may_have_marker(self, text: str) -> bool:
         return self.candidates.search(text.lower()) is not None
@@ -130,4 +131,5 @@ def load_ladder() -> Ladder:
         purpose_word=data["purpose_word"],
         modals_before_to=frozenset(data["modals_before_to"]),
         descriptive_subjects=frozenset(data["descriptive_subjects"]),
+        condition_words=frozenset(data["condition_words"]),
     )

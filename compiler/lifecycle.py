@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from . import overrides as overrides_file
 from .conflicts import shadowed
@@ -120,15 +120,24 @@ def list_group(state: State, group_id: str) -> dict:
 
 
 def show(state: State, rule_id: str) -> dict:
-    rule = state.rule(rule_id)
+    """A rule with its source lines and its admission decision; a rule admission demoted
+    to Pass 2 is shown too (its IR imperative), so a user can read why it does not block."""
+    imp = next((i for i in state.ir.imperatives if i.id == rule_id), None) if state.ir else None
+    if imp is not None and "pass1" not in imp.routes:
+        rule = effective = None
+        file, (first, last) = imp.file, imp.lines
+    else:
+        rule = state.rule(rule_id)
+        effective = state.overrides.apply(rule)
+        file, (first, last) = rule["source"]["file"], rule["source"]["lines"]
     context = []
-    source = next((s for s in state.ir.sources if s.file == rule["source"]["file"]), None) if state.ir else None
+    source = next((s for s in state.ir.sources if s.file == file), None) if state.ir else None
     if source is not None:
         lines = source.text.split("\n")
-        first, last = rule["source"]["lines"]
         for number in range(max(1, first - 3), min(len(lines), last + 3) + 1):
             context.append({"line": number, "text": lines[number - 1], "quoted": first <= number <= last})
-    return {"rule": rule, "effective": state.overrides.apply(rule), "context": context}
+    admission = asdict(imp.admission) if imp is not None and imp.admission else None
+    return {"rule": rule, "effective": effective, "admission": admission, "context": context}
 
 
 # --- writing verbs: each returns the message it prints ---
@@ -238,7 +247,11 @@ def render_group(data: dict) -> str:
 
 
 def render_show(data: dict) -> str:
-    out = [json.dumps(data["effective"], indent=2, ensure_ascii=False), ""]
+    out = [json.dumps(data["effective"], indent=2, ensure_ascii=False), ""] if data["effective"] else []
+    if data["admission"]:
+        admission = data["admission"]
+        gate = f" by the {admission['gate']} gate" if admission["gate"] else ""
+        out += [f"Admission: {admission['decision']}{gate}: {admission['reason']}", ""]
     width = len(str(data["context"][-1]["line"])) if data["context"] else 1
     for row in data["context"]:
         out.append(f"{'>' if row['quoted'] else ' '} {row['line']:>{width}} | {row['text']}")

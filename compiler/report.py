@@ -7,6 +7,16 @@ from .ir import PolicyIR
 # One icon per action in every rule listing (the summary and the lifecycle verbs).
 ICONS = {"block": "✗", "ask": "?", "warn": "⚠", "soft_block": "✗", "rewrite": "↻"}
 _LABELS = {"block": "block", "ask": "ask", "warn": "advisory"}
+# What each admission gate found, in the summary's words ("demoted: 14 too broad, …").
+GATE_WORDS = {"source": "soft marker in a scan-only source or a skill step", "polarity": "inverted",
+              "object": "example or placeholder", "kind": "wrong kind", "scope": "unresolved qualifier",
+              "breadth": "too broad", "loadable": "cannot load"}
+
+
+def demotions(ir: PolicyIR) -> dict[str, int]:
+    """Gate -> how many proposed rules it sent to Pass 2, in gate order."""
+    found = [i.admission.gate for i in ir.imperatives if i.admission and i.admission.decision == "demoted"]
+    return {gate: found.count(gate) for gate in GATE_WORDS if gate in found}
 
 
 def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:
@@ -21,6 +31,7 @@ def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> 
         "imperatives_found": stats["imperatives_found"],
         "distilled": {"block": stats["distilled_block"], "ask": stats["distilled_ask"], "advisory": stats["distilled_advisory"]},
         "pass2_only": sum(1 for i in ir.imperatives if i.routes == ["pass2"]),
+        "demoted": demotions(ir),
         "skipped": {k.removeprefix("skipped_"): v for k, v in stats.items() if k.startswith("skipped_")},
         "conflicts": stats["conflicts"],
         "removed": stats["removed"],
@@ -69,7 +80,9 @@ def summary_text(data: dict) -> str:
         f"  block                {d['block']} (MUST NOT / never / forbidden / shall not)",
         f"  ask                  {d['ask']} (should not / avoid / don't)",
         f"  advisory             {d['advisory']} (should / prefer / consider)",
-        f"  Pass 2 only          {data['pass2_only']} (no concrete trigger, or a sequential precondition)",
+        f"  Pass 2 only          {data['pass2_only']} (no concrete trigger, a sequential precondition, or demoted)",
+        f"  demoted              {sum(data['demoted'].values())}"
+        + (" (" + ", ".join(f"{n} {GATE_WORDS[g]}" for g, n in data["demoted"].items()) + ")" if data["demoted"] else ""),
         *_passes(data["passes"]),
         "Skipped:",
         f"  hedged               {skipped.get('hedged', 0)}",

@@ -259,12 +259,25 @@ def _as_globs(value) -> list[str]:
             try:
                 value = json.loads(text)
             except ValueError:
-                value = text.strip("[]").split(",")
+                value = _TOP_COMMA.split(text.strip("[]"))
         else:
-            value = text.split(",")
+            value = _TOP_COMMA.split(text)
     if not isinstance(value, list):
         return []
-    return [str(v).strip().strip("'\"") for v in value if str(v).strip().strip("'\"")]
+    globs = [str(v).strip().strip("'\"") for v in value if str(v).strip().strip("'\"")]
+    return [expanded for glob in globs for expanded in _expand_braces(glob)]
+
+
+_TOP_COMMA = re.compile(r",(?![^{]*\})")  # a comma outside braces: `**/*.{ts,tsx}` is one glob
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+def _expand_braces(glob: str) -> list[str]:
+    """`**/*.{ts,tsx}` -> `**/*.ts`, `**/*.tsx`."""
+    m = _BRACES.search(glob)
+    if m is None:
+        return [glob]
+    return [g for part in m.group(1).split(",") for g in _expand_braces(glob[: m.start()] + part + glob[m.end() :])]
 
 
 def _derive_scope(source: Source) -> None:

@@ -40,6 +40,20 @@ class Lexicon:
     clause_words: dict[str, frozenset[str]]
     qualifiers: dict
 
+    def section_scope(self, titles: list[str]) -> str:
+        """The file scope regex the headings above a rule give its file rules ("" for none):
+        each heading that names tests or a language narrows it."""
+        regexes = []
+        for title in titles:
+            scope = next((e for e in self.qualifiers["sections"] if e["when"].search(title.lower())), None)
+            if scope is not None:
+                regex = any_of([glob_to_regex(g) for g in scope["globs"]])
+                if regex not in regexes:
+                    regexes.append(regex)
+        if len(regexes) < 2:
+            return "".join(regexes)
+        return "^" + "".join(f"(?=.*{r})" for r in regexes)  # every heading's scope must hold
+
     def qualifier_scope(self, text: str, objects: list[dict]) -> list[str] | None:
         """The globs a qualifier narrows a rule to: [] when it does not narrow it
         ("on the host"), None when it narrows it in a way no glob can say ("in screens")."""
@@ -85,6 +99,7 @@ def load_lexicon() -> Lexicon:
             "harmless": tuple(re.compile(p) for p in data["qualifiers"]["harmless"]),
             "scopes": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["scopes"]),
             "paths": re.compile(data["qualifiers"]["paths"]),
+            "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["sections"]),
         },
     )
 

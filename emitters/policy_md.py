@@ -29,6 +29,17 @@ def _cedar_companion(group: Group, entry) -> str:
     return "none (" + entry.cedar.reason + ")" if isinstance(entry.cedar, Omitted) else "none"
 
 
+def rationale(imp) -> str:
+    """Why the entry is here: the admission gate that demoted it, its Pass 2 cause, or the mirror of a Pass 1 rule."""
+    admission = imp.admission
+    if admission is not None and admission.decision == "demoted":
+        return f"demoted from Pass 1 by the {admission.gate} gate: {admission.reason}"
+    if "pass1" in imp.routes:
+        mirror = "mirror of the deterministic rule, so the gate sees it with the trajectory"
+        return f"{mirror} (admitted: {admission.reason})" if admission is not None else mirror
+    return imp.pass2_cause
+
+
 def render_group(group: Group, generated_at: str) -> str:
     imps = [e.imperative for e in group.entries]
     return render(
@@ -41,6 +52,7 @@ def render_group(group: Group, generated_at: str) -> str:
         signals={i.id: trigger_signal(i) for i in imps},
         cedar_companions={e.imperative.id: _cedar_companion(group, e) for e in group.entries},
         remediations={i.id: md_code(i.suggestion) if i.suggestion else "follow the source: " + md_code(i.quote) for i in imps},
+        rationales={i.id: rationale(i) for i in imps},
     )
 
 

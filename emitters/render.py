@@ -25,6 +25,7 @@ def environment() -> Environment:
         cedar=cedar_string,
         code=text.md_code,
         md=text.md_text,
+        spans=text.md_spans,
         fence=text.md_fence,
         one_line=text.one_line,
         lines=lines_label,

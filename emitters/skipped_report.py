@@ -1,4 +1,5 @@
-"""`skipped.report.md`: every skipped item of the run, with a rewrite that would enforce it (spec §15.5)."""
+"""`skipped.report.md`: every skipped item of the run, with a rewrite that would enforce it (spec §15.5),
+and every proposed rule admission demoted to Pass 2, with the gate and its reason."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 from collections import Counter
 
 from ..compiler.ir import PolicyIR
+from ..compiler.report import GATE_WORDS
 from .plan import POLICIES_DIR
 from .render import render
 from .text import md_code
@@ -43,5 +45,10 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
         for group_id, items in sorted(by_group.items())
     ]
     counts = sorted(Counter(s.marker_class for s in ir.skipped).items())
-    text = render("skipped.report.md.j2", generated_at=ir.distilled_at, groups=groups, counts=counts, total=len(ir.skipped))
+    demoted: dict[str, list] = {}
+    for imp in ir.imperatives:
+        if imp.admission is not None and imp.admission.decision == "demoted":
+            demoted.setdefault(imp.group_id, []).append(imp)
+    text = render("skipped.report.md.j2", generated_at=ir.distilled_at, groups=groups, counts=counts, total=len(ir.skipped),
+                  demoted=sorted(demoted.items()), gate_words=GATE_WORDS)
     return {f"{POLICIES_DIR}/skipped.report.md": text}

@@ -45,8 +45,18 @@ def md_code(text: str) -> str:
 
 def md_text(text: str) -> str:
     """Plain Markdown text: every character that could start markup is escaped."""
-    text = one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _escape(one_line(text))
+
+
+def _escape(text: str) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return re.sub(r"([\\`*_\[\]{}#|~!])", r"\\\1", text)
+
+
+def md_spans(text: str) -> str:
+    """Text whose `backticked` parts are code (an admission reason): each part quoted safely."""
+    parts = re.split(r"`([^`]+)`", one_line(text))
+    return "".join(md_code(part) if i % 2 else _escape(part) for i, part in enumerate(parts))
 
 
 def md_fence(text: str, info: str = "") -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from policyc.compiler.harness import rule_fires
+from policyc.compiler.harness import active, rule_fires
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
 
@@ -72,7 +72,14 @@ def shown(value) -> str:
 
 
 def fires(rule: dict, label: dict, value) -> bool:
-    return rule_fires(rule, label["tool"], tool_input(label, value))
+    """As the harness decides; an input that names its file path ({value, file_path}, or the label's
+    file_path) is also held to the rule's file scope, as the harness holds it."""
+    given = tool_input(label, value)
+    scope = (rule.get("active_when") or {}).get("file_scope")
+    named = isinstance(value, dict) and "file_path" in value or "file_path" in label
+    if scope and named and not active({"active_when": {"file_scope": scope}}, {"tool_input": given}):
+        return False
+    return rule_fires(rule, label["tool"], given)
 
 
 def fit(rule: dict, label: dict) -> list[str]:
