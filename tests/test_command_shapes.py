@@ -9,8 +9,11 @@ express is listed in GAPS with the reason; a listed gap must really be one (neve
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import shutil
+import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -389,3 +392,27 @@ def test_command_regexes_stay_linear_on_hostile_input():
     regex = re.compile(command_regex(["git push", "npm install", "pip"], frozenset({"pip"})))
     for hostile in ["sudo " * 2000 + "x", "-a " * 2000, "a/" * 4000 + " x", "A=1 " * 2000, "bash -c '" * 1000, "git -C x " * 1000 + "pul"]:
         assert regex.search(hostile) is None  # a catastrophic pattern would not return here
+
+
+_NODE_TEST = r"""
+const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(cases.map(([regex, flags, text]) => new RegExp(regex, flags).test(text))));
+"""
+
+
+def test_v8_reads_every_shape_as_python_does():
+    """The emitted regexes are in the subset V8 and Python's `re` read alike: same answer on every shape."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    cases = []
+    for sentence in sorted({s.sentence for s in SHAPES} | {p[0] for p in PATHS}):
+        for rule in guardrules.emit(_compiled(sentence))["rules"]:
+            for pattern in rule["patterns"]:
+                texts = [t for s in SHAPES if s.sentence == sentence for t in (s.fires, s.near_miss)]
+                texts += [t for p in PATHS if p[0] == sentence for t in p[1:]]
+                cases += [(pattern["regex"], pattern.get("flags", "i"), t) for t in texts]
+    done = subprocess.run([node, "-e", _NODE_TEST], input=json.dumps(cases), capture_output=True, text=True, timeout=60, check=True)
+    python = [bool(re.search(r, t, re.IGNORECASE if "i" in f else 0)) for r, f, t in cases]
+    assert json.loads(done.stdout) == python
+    assert len(cases) > 60
