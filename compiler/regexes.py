@@ -59,15 +59,15 @@ _GLOBAL_OPTIONS = {
     "kubectl": r"-n\s+\S+|--(?:namespace|context|kubeconfig)[=\s]\S+",
     "docker": r"-H\s+\S+|-c\s+\S+|--(?:host|context|config)[=\s]\S+",
 }
-# Other spellings of a subcommand that run the same thing (npm's own aliases).
+# Other spellings of a subcommand that run the same thing (the package managers' own
+# aliases; not npm's typo aliases such as `isntall`, which would only widen the Cedar forms).
 # `npm ci` is no alias of `npm install`: rules often recommend it instead.
 ALIASES = {
-    ("npm", "install"): ("i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "add"),
-    ("npm", "uninstall"): ("un", "unlink", "remove", "rm", "r"),
-    ("npm", "test"): ("t", "tst"),
-    ("npm", "run"): ("run-script", "rum", "urn"),
-    ("npm", "exec"): ("x",),
-    ("npm", "ci"): ("clean-install", "ic", "install-clean", "isntall-clean"),
+    ("npm", "install"): ("i", "in", "add"),
+    ("npm", "uninstall"): ("un", "remove", "rm", "r"),
+    ("npm", "test"): ("t",),
+    ("npm", "run"): ("run-script",),
+    ("npm", "ci"): ("clean-install",),
     ("pnpm", "install"): ("i",),
     ("pnpm", "remove"): ("rm", "uninstall", "un"),
     ("bun", "install"): ("i",),

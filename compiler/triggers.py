@@ -216,7 +216,7 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
             regex = missing_flags_regex(obj["text"])
             if regex:
                 program = obj["text"].split()[0].rsplit("/", 1)[-1]
-                pattern = {"field": "command", "regex": regex, "flags": "", "strip_wrappers": True}
+                pattern = {"field": "command", "regex": regex, "flags": ""}
                 return Trigger("required-form", list(lex.tools["shell"]), [pattern], keywords=_keywords([program], lex.versioned),
                                summary=f"{program} without required flags", suggestion=f"Run `{obj['text']}`.", interpreted=True)
     return None
@@ -230,7 +230,7 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
         return None
     chosen = m.group(1)
     others = [tool for tool in family if tool != chosen]
-    pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": "", "strip_wrappers": True}
+    pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": ""}
     return Trigger("command", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
                    summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True, values=others)
 
@@ -258,7 +258,7 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
         return Trigger("mcp", tool_match, patterns, summary=_slug_words(texts), values=texts)
     exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "command":
-        pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": "", "strip_wrappers": True}
+        pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": ""}
         return Trigger("command", list(tools["shell"]), [pattern, *exceptions], keywords=_keywords(texts, lex.versioned),
                        summary=_slug_words(texts), interpreted=interpreted, values=texts)
     if kind == "path":
@@ -293,8 +293,6 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
             named = sorted(set(re.findall(entry["names"], clause.scope_text)))
             regex = regex.replace("{NAMES}", "|".join(named))
         patterns = [{"field": f, "regex": regex, "flags": entry.get("flags", "")} for f in fields]
-        if tool == "shell":
-            patterns[0]["strip_wrappers"] = True
         return Trigger(
             kind=f"prose:{entry['id']}",
             tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),

@@ -117,6 +117,9 @@ class _Lowering:
                 return alts + self.seq(sub, [a.copy() for a in alts])
             single = len(sub) == 1 and sub[0][0] in (C.ANY, C.IN, C.NOT_LITERAL)
             if single and sub[0] == (C.IN, [(C.CATEGORY, C.CATEGORY_SPACE)]):
+                if low == 0 and all(a.anchored_start and not a.pieces for a in alts):
+                    self.approximate("leading white space is not matched")
+                    return alts
                 if low == 0:
                     return [self._append(a, _WILD) for a in alts]
                 self.approximate("white space matches a single space")

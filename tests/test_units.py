@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from policyc.compiler.blocks import parse_blocks
 from policyc.compiler.checks import node_problems
 from policyc.compiler.clauses import find_markers, split_sentences, strongest
 from policyc.compiler.harness import rule_fires
-from policyc.compiler.regexes import command_regex, glob_to_regex, redos_reasons
+from policyc.compiler.regexes import COMMAND_START, command_regex, glob_to_regex, lexicon_regex, redos_reasons
+from policyc.compiler.triggers import load_lexicon
+from policyc.emitters.cedar_lowering import _parse_condition
+from policyc.emitters.like import lower
 
 
 def test_blocks_keep_exact_line_spans_and_fences():
@@ -53,6 +58,11 @@ def test_sentences_respect_abbreviations_and_code():
         ("*.E01", "/evidence/disk.E01", True),
         ("src/**/*.ts", "/r/src/a/b/c.ts", True),
         ("src/**/*.ts", "/r/lib/a.ts", False),
+        ("src/**/*.{ts,tsx}", "/r/src/a/b.tsx", True),  # braces expand
+        ("src/**/*.{ts,tsx}", "/r/src/a/b.ts.orig", False),
+        ("*.[jt]s", "/r/web/a.js", True),  # a character class stays a class
+        ("*.[jt]s", "/r/web/a.[jt]s", False),
+        ("**/**/*.md", "docs/a/b.md", True),  # stacked ** collapse
     ],
 )
 def test_glob_to_regex(glob, path, hit):
@@ -62,12 +72,43 @@ def test_glob_to_regex(glob, path, hit):
 
 @pytest.mark.parametrize(
     "command, hit",
-    [("git push origin main", True), ("cd x && git push", True), ("sudo git push", True), ("echo git push", False), ("git pushx", False)],
+    [("git push origin main", True), ("cd x && git push", True), ("sudo git push", True), ("echo git push", False), ("git pushx", False),
+     ("git add .\ngit push", True), ("CI=1 git push", True), ("/usr/bin/git push", True), ("git -C sub push", True),
+     ("bash -lc 'git push'", True), ("  git push", True), ("gitlab push", False), ('echo "git push"', False)],
 )
 def test_command_regex_anchors_at_a_command_position(command, hit):
     rule = {"enabled": True, "trigger": "PreToolUse", "tool_match": ["Bash"], "keywords": ["git"],
-            "patterns": [{"field": "command", "regex": command_regex(["git push"]), "flags": "", "strip_wrappers": True}]}
+            "patterns": [{"field": "command", "regex": command_regex(["git push"]), "flags": ""}]}
     assert rule_fires(rule, "Bash", {"command": command}) is hit
+
+
+@pytest.mark.parametrize(
+    "commands, command, hit",
+    [(["npm install"], "npm i -D vitest", True), (["npm install"], "npm run install-deps", False), (["npm install"], "npm ci", False),
+     (["pip"], "python3 -m pip install x", True), (["pip"], "pip3.12 install x", True), (["pip"], "pip-audit", False),
+     (["eslint"], "npx -y eslint .", True), (["eslint"], "pnpm exec eslint", True), (["eslint"], "eslint-doc", False)],
+)
+def test_command_regex_reads_aliases_wrappers_and_versions(commands, command, hit):
+    assert bool(re.search(command_regex(commands, frozenset({"pip"})), command)) is hit
+
+
+def test_lexicon_placeholders_are_filled():
+    lexicon = load_lexicon()
+    for entry in [*lexicon.prose, *lexicon.events]:
+        regex = entry.get("regex", "")
+        assert not re.search(r"\{[a-z]+\}", regex) and not redos_reasons(regex), entry
+    assert lexicon_regex("{git}\\s+push").startswith(COMMAND_START + "git(?:")
+
+
+def test_case_insensitive_like_keeps_the_common_spellings():
+    globs = {alt.glob() for alt in lower("git commit.*co-authored-by", "i").alternatives}
+    assert {"*git commit*co-authored-by*", "*git commit*Co-Authored-By*", "*git commit*CO-AUTHORED-BY*"} <= globs
+    assert {alt.glob() for alt in lower("drop table", "").alternatives} == {"*drop table*"}  # case-sensitive: as written
+
+
+def test_v2_parse_facts_take_subcommand_aliases():
+    condition, _ = _parse_condition("npm install")
+    assert 'program_args.contains("npm:i")' in condition and 'program_args.contains("npm:install")' in condition
 
 
 def test_redos_heuristic_matches_the_harness():
