@@ -61,14 +61,12 @@ def prefixes_cover(mine: list[tuple[str, ...]], theirs: list[tuple[str, ...]]) -
     return all(any(len(p) <= len(q) and q[: len(p)] == p for p in mine) for q in theirs)
 
 
-def _broader(a: Imperative, b: Imperative) -> bool:
-    """Every call b fires on, a fires on too (and not the other way round)."""
-    if _reach(a) != _reach(b) or sorted(a.trigger["tool_match"]) != sorted(b.trigger["tool_match"]):
-        return False
-    if a.trigger["kind"] != "command":
-        return False
-    mine, theirs = command_prefixes(a), command_prefixes(b)
-    if mine is None or theirs is None:
+def _broader(a: Imperative, b: Imperative, mine: list[tuple[str, ...]] | None, theirs: list[tuple[str, ...]] | None) -> bool:
+    """Every call b fires on, a fires on too (and not the other way round); `mine`, `theirs` their command prefixes.
+
+    Only called for rules of one bucket: the same tools, scope, roles and sequence.
+    """
+    if a.trigger["kind"] != "command" or mine is None or theirs is None:
         return False
     covered = prefixes_cover(mine, theirs)
     if b.trigger["kind"] != "command":  # a prose trigger `within` a command matches less than it
@@ -95,22 +93,38 @@ def resolve(ir: PolicyIR) -> None:
         winners.append(winner)
         if losers:
             _merge(ir, winner, losers, "same trigger")
-    buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and scope can cover each other
+    buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and reach can cover each other
     for imp in winners:
         buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), _reach(imp)), []).append(imp)
     for bucket in buckets.values():
-        for i, broad in enumerate(bucket):
-            if broad.trigger["kind"] != "command" or broad.id in covered:
-                continue
-            # a broader rule speaks only for narrower rules no stricter than itself: absorbing a
-            # stricter one would escalate every call the broad rule covers ("avoid `git push`"
-            # must not become a block on every push because "never `git push --force`" exists)
-            narrower = [n for n in bucket[i + 1 :] if n.id not in covered and _broader(broad, n)
-                        and precedence.get(broad.file, 99) < precedence.get(n.file, 99)
-                        and STRICTNESS.get(_action(ir, n), 0) <= STRICTNESS.get(_action(ir, broad), 0)]
-            if narrower:
-                covered.update(n.id for n in narrower)
-                _merge(ir, broad, narrower, "strictly broader rule")
+        _suppress_covered(ir, bucket, precedence, covered)
+
+
+def _suppress_covered(ir: PolicyIR, bucket: list[Imperative], precedence: dict, covered: set[str]) -> None:
+    """Broader command rules of higher precedence suppress the narrower ones of their bucket.
+
+    Candidates are looked up by the first word of their commands (a prefix can
+    only cover a command with the same first word), so the work grows with the
+    rules that share a program, not with the square of the bucket.
+    """
+    prefixes = [command_prefixes(imp) for imp in bucket]
+    by_head: dict[str, list[int]] = {}
+    for position, found in enumerate(prefixes):
+        for head in sorted({p[0] for p in found or [] if p}):
+            by_head.setdefault(head, []).append(position)
+    for i, broad in enumerate(bucket):
+        if broad.trigger["kind"] != "command" or broad.id in covered or not prefixes[i]:
+            continue
+        candidates = sorted({j for p in prefixes[i] if p for j in by_head.get(p[0], []) if j > i})
+        # a broader rule speaks only for narrower rules no stricter than itself: absorbing a
+        # stricter one would escalate every call the broad rule covers ("avoid `git push`"
+        # must not become a block on every push because "never `git push --force`" exists)
+        narrower = [bucket[j] for j in candidates if bucket[j].id not in covered and _broader(broad, bucket[j], prefixes[i], prefixes[j])
+                    and precedence.get(broad.file, 99) < precedence.get(bucket[j].file, 99)
+                    and STRICTNESS.get(_action(ir, bucket[j]), 0) <= STRICTNESS.get(_action(ir, broad), 0)]
+        if narrower:
+            covered.update(n.id for n in narrower)
+            _merge(ir, broad, narrower, "strictly broader rule")
 
 
 def _action(ir: PolicyIR, imp: Imperative) -> str:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import threading
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from functools import lru_cache
@@ -112,6 +115,11 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
     reusable = _reusable(previous) if reuse else {}
     for source in sorted(sources, key=lambda s: s.file):
+        try:
+            imperatives, skipped, prose = _extract(source, reusable)
+        except SourceError as exc:  # over a per-file limit: this file fails, the run goes on
+            ir.errors.append({"file": source.file, "message": str(exc)})
+            continue
         ir.warnings.extend(source.warnings)
         ir.sources.append(
             SourceIR(
@@ -129,12 +137,6 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
                 text=source.text,
             )
         )
-        if (source.file, source.sha256) in reusable:
-            imperatives, skipped, prose = reusable[(source.file, source.sha256)]
-        else:
-            extractor = Extractor(source)
-            extractor.run()
-            imperatives, skipped, prose = extractor.imperatives, extractor.skipped, extractor.prose
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
@@ -144,6 +146,52 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     if previous is not None:
         ir.removed = _removed(previous, ir)
     return ir
+
+
+MAX_IMPERATIVES_PER_FILE = 1000  # about what fits the harness's 2 MB rule file; real rule files hold under 100
+MAX_SECONDS_PER_FILE = 30.0
+
+
+class _OverTime(Exception):
+    pass
+
+
+@contextmanager
+def _time_limit(seconds: float):
+    """Interrupt the block after `seconds` (POSIX main thread; elsewhere the imperative limit still bounds the work)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise _OverTime
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _extract(source: Source, reusable: dict) -> tuple[list, list, list]:
+    """The items of one source, reused when its text and the compiler are unchanged; SourceError over a limit."""
+    if (source.file, source.sha256) in reusable:
+        imperatives, skipped, prose = reusable[(source.file, source.sha256)]
+    else:
+        extractor = Extractor(source)
+        try:
+            with _time_limit(MAX_SECONDS_PER_FILE):
+                extractor.run()
+        except _OverTime:
+            raise SourceError(f"{source.file}: reading it took over {MAX_SECONDS_PER_FILE:g} s, the limit for one file; "
+                              "not compiled (split it into smaller files)") from None
+        imperatives, skipped, prose = extractor.imperatives, extractor.skipped, extractor.prose
+    if len(imperatives) > MAX_IMPERATIVES_PER_FILE:
+        raise SourceError(f"{source.file}: {len(imperatives)} imperatives, over the limit of {MAX_IMPERATIVES_PER_FILE} "
+                          "for one file; not compiled (split it into smaller files)")
+    return imperatives, skipped, prose
 
 
 def _reusable(previous: PolicyIR | None) -> dict:

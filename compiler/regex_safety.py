@@ -28,6 +28,7 @@ import json
 import re
 import shutil
 import subprocess
+from functools import lru_cache
 from re import _constants as C  # noqa: N812 (the sre opcodes)
 from re import _parser
 
@@ -82,6 +83,7 @@ def _parse(regex: str, flags: str):
 
 # --- character sets over a small universe of representative characters ---
 
+@lru_cache(maxsize=None)
 def _category(cat) -> frozenset[str]:
     tests = {
         C.CATEGORY_DIGIT: lambda c: "0" <= c <= "9", C.CATEGORY_NOT_DIGIT: lambda c: not "0" <= c <= "9",
@@ -320,8 +322,8 @@ def _attack(regex: str, flags: str) -> tuple[list[str], list[str]]:
         alphabet = list(dict.fromkeys(c for c in regex if c.isprintable()))
     if run:
         runs.append(run)
-    seeds = list(dict.fromkeys([*alphabet[:12], *[r for r in runs if len(r) > 1][:6], "".join(alphabet[:12]) or "a"]))
-    return [s for s in seeds if s], ["", "!", "\n", "/"]
+    seeds = list(dict.fromkeys([*alphabet[:6], *[r for r in runs if len(r) > 1][:3], "".join(alphabet[:6]) or "a"]))
+    return [s for s in seeds if s], ["!", "\n"]
 
 
 def trial(pairs: list[tuple[str, str]]) -> list[str] | None:

@@ -16,8 +16,49 @@ from ..grammar import read as read_grammar
 from .regexes import any_of, glob_to_regex
 
 MAX_BYTES = 2 * 1024 * 1024
-# libyaml's safe loader when PyYAML was built with it; same results, several times faster
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_FRONTMATTER_VALUES = 10_000  # values after YAML aliases are expanded: a billion-laughs block fails fast
+_JSON_INT = 2**53  # the largest integer every JSON reader keeps exactly
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's safe loader when PyYAML has it
+    """The safe loader, with dates kept as the text they were written as (JSON has no date type)."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+
+
+class _NotJSON(Exception):
+    """A frontmatter value JSON cannot hold: the field is left out with a warning."""
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _as_json(value, budget: list[int]):
+    """`value` as JSON data (str, number, bool, None, list, dict with str keys); _NotJSON when it is not.
+
+    `budget` counts every value visited, aliases expanded: over the budget the
+    whole frontmatter is refused (_TooLarge).
+    """
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        if abs(value) > _JSON_INT:
+            raise _NotJSON("an integer too large for JSON")
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _NotJSON("a number JSON cannot hold")
+        return value
+    if isinstance(value, list):
+        return [_as_json(v, budget) for v in value]
+    if isinstance(value, dict):
+        return {str(k) if not isinstance(k, (dict, list)) else json.dumps(_as_json(k, budget)): _as_json(v, budget) for k, v in value.items()}
+    raise _NotJSON(f"a YAML {type(value).__name__} value (JSON has none)")
 _FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
 _ROLE_OPENING = re.compile(r"^\s*You are the ([A-Za-z][\w-]*)\b")
 
@@ -68,8 +109,7 @@ class Conventions:
 
 @lru_cache(maxsize=1)
 def load_conventions() -> Conventions:
-    text = read_grammar("conventions.yaml")
-    data = yaml.safe_load(text)
+    data = yaml.safe_load(read_grammar("conventions.yaml"))
     table = tuple(
         (c["pattern"], Convention(c["name"], c["kind"], c["precedence"])) for c in data["conventions"]
     )
@@ -216,25 +256,44 @@ def _frontmatter_blocks(lines: list[str]) -> list[tuple[int, int]]:
 def _parse_yaml_block(source: Source, first: int, last: int) -> dict:
     block = "\n".join(source.lines[first : last + 1])
     try:
-        data = yaml.load(block, Loader=_YAML_LOADER) or {}
+        data = yaml.load(block, Loader=_Loader) or {}
         if isinstance(data, dict):
-            return data
-    except yaml.YAMLError as exc:
+            return _json_fields(source, data, first + 1)
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
         line = first + 1 + (exc.problem_mark.line if getattr(exc, "problem_mark", None) else 0)
         source.warnings.append(f"{source.file}:{line}: frontmatter is not valid YAML; read field by field")
     # field-by-field recovery (dsh-rules): each top-level `key: value` on its own
     data = {}
-    for line in source.lines[first : last + 1]:
+    for number, line in enumerate(source.lines[first : last + 1], first + 1):
         m = _FM_KEY.match(line)
         if not m:
             continue
         key, raw = m.group(1), m.group(2).strip()
         try:
-            value = yaml.load(f"v: {raw}", Loader=_YAML_LOADER)["v"] if raw else None
+            data[key] = yaml.load(f"v: {raw}", Loader=_Loader)["v"] if raw else None
+        except (yaml.constructor.ConstructorError, ValueError, RecursionError) as exc:
+            why = "a number too large for JSON" if isinstance(exc, ValueError) else str(exc).splitlines()[0]
+            source.warnings.append(f"{source.file}:{number}: frontmatter field {key!r} cannot be read ({why}); left out")
         except yaml.YAMLError:
-            value = raw.strip("'\"")
-        data[key] = value
-    return data
+            data[key] = raw.strip("'\"")
+    return _json_fields(source, data, first + 1)
+
+
+def _json_fields(source: Source, data: dict, line: int) -> dict:
+    """The fields as JSON data: a field JSON cannot hold is left out with a warning; an alias bomb fails the file."""
+    budget = [MAX_FRONTMATTER_VALUES]
+    fields = {}
+    for key, value in data.items():
+        try:
+            fields[str(key)] = _as_json(value, budget)
+        except _NotJSON as exc:
+            source.warnings.append(f"{source.file}:{line}: frontmatter field {str(key)!r} is {exc}; left out")
+        except _TooLarge:
+            raise SourceError(f"{source.file}:{line}: frontmatter expands to over {MAX_FRONTMATTER_VALUES} values "
+                              "(YAML aliases); not compiled") from None
+        except RecursionError:
+            source.warnings.append(f"{source.file}:{line}: frontmatter field {str(key)!r} is nested too deeply; left out")
+    return fields
 
 
 def _read_frontmatter(source: Source) -> None:
