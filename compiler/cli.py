@@ -102,13 +102,7 @@ def _parser() -> argparse.ArgumentParser:
 def _hook_parser(sub) -> None:
     hook = sub.add_parser("hook", help="enforce the rules where the agent runs: a Claude Code PreToolUse hook")
     actions = hook.add_subparsers(dest="action", required=True)
-    claude = actions.add_parser("claude", help="decide one PreToolUse event on stdin (Claude Code's hook JSON); always exits 0")
-    claude.add_argument("--require-rules", action="store_true",
-                        help="deny when the project has no compiled rules (a hook installed for the project)")
-    claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
-                        help="when the event cannot be decided: deny (default, fail closed) or allow and say so")
-    claude.add_argument("--root", help="project root when neither $CLAUDE_PROJECT_DIR nor the event's cwd gives one")
-    claude.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+    _hook_claude_arguments(actions.add_parser("claude", help="decide one PreToolUse event on stdin (Claude Code's hook JSON); always exits 0"))
     for action, text in (("install", "merge the policyc PreToolUse hook into a Claude Code settings file"),
                          ("uninstall", "remove the policyc hook from a Claude Code settings file")):
         p = actions.add_parser(action, help=text)
@@ -120,6 +114,17 @@ def _hook_parser(sub) -> None:
         p.add_argument("--dry-run", action="store_true", help="print the settings file as it would be written; write nothing")
         p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
         p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+
+
+def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    claude.add_argument("--require-rules", action="store_true",
+                        help="deny when the project has no compiled rules (a hook installed for the project)")
+    claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
+                        help="when the event cannot be decided: deny (default, fail closed) or allow and say so")
+    claude.add_argument("--root", help="project root when neither $CLAUDE_PROJECT_DIR nor the event's cwd gives one")
+    claude.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+    claude.set_defaults(command="hook", action="claude")
+    return claude
 
 
 class _Version(argparse.Action):
@@ -437,6 +442,9 @@ def _executable() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["hook", "claude"]:  # on every tool call: build no other verb's parser
+        return _hook(_hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:]))
     args = _parser().parse_args(argv)
     commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "hook": _hook}
     try:

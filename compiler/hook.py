@@ -75,12 +75,16 @@ def decide(args, data: bytes, environ) -> dict | None:
     by_id = {r["id"]: r for r in rules}
     if decision.decision in ("block", "ask"):
         verb = "blocked this call" if decision.decision == "block" else "asks before this call"
-        reason = f"policyc {verb}: rule {decision.rule_id} — {decision.reason}"
+        reason = f"policyc {verb} (rule {decision.rule_id}): {decision.reason}"
         return _output(permissionDecision="deny" if decision.decision == "block" else "ask", permissionDecisionReason=reason)
     if decision.warnings:
-        lines = [f"policyc warning: rule {rule_id} — {by_id[rule_id].get('reason', '')}" for rule_id in decision.warnings]
-        return _output(additionalContext="\n".join(lines))
+        return _output(additionalContext="\n\n".join(_warning(by_id[rule_id]) for rule_id in decision.warnings))
     return None
+
+
+def _warning(rule: dict) -> str:
+    suggestion = f"\nSuggestion: {rule['suggestion']}" if rule.get("suggestion") else ""
+    return f"policyc warning (rule {rule['id']}, the call goes ahead): {rule.get('reason', '')}{suggestion}"
 
 
 def parse_event(data: bytes) -> dict:
