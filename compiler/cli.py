@@ -226,13 +226,12 @@ def _up_to_date(project: Project, previous, sources, target: str, overrides) -> 
 
 def _compile(args, fetcher=None) -> int:
     from .pipeline import load_sources, merge_previous
-    from .remote import fetch_https
     from .targets import discover, expand
 
     project = open_project(args.root, args.out, warn=lambda m: stderr(f"warning: {m}"))
     overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
     if args.targets:
-        targets = expand(args.targets, project.root, fetcher or fetch_https, overrides.removed_groups)
+        targets = expand(args.targets, project.root, fetcher, overrides.removed_groups)
     else:
         targets = discover(project.root, project.home)
     for problem in targets.errors:

@@ -8,7 +8,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .conflicts import resolve as resolve_conflicts
-from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
@@ -76,6 +75,8 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
 
     Sources of a group the overrides remove are left out before extraction (§9).
     """
+    from .extract import Extractor  # Lark and the grammars: not for a run that finds nothing changed
+
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
