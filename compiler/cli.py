@@ -26,7 +26,6 @@ import os
 import sys
 from pathlib import Path
 
-from . import overrides as overrides_file
 from .output import LockError, find_root, locked, write_atomic
 from .project import Project, UsageError, load_ir, open_project, stderr
 
@@ -37,6 +36,8 @@ CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import overrides as overrides_file
+
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
     parser.add_argument("--version", action=_Version, help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -225,6 +226,7 @@ def _up_to_date(project: Project, previous, sources, target: str, overrides) -> 
 
 
 def _compile(args, fetcher=None) -> int:
+    from . import overrides as overrides_file
     from .pipeline import load_sources, merge_previous
     from .targets import discover, expand
 
@@ -444,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:2] == ["hook", "claude"]:  # on every tool call: build no other verb's parser
         return _hook(_hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:]))
+    from . import overrides as overrides_file
+
     args = _parser().parse_args(argv)
     commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "hook": _hook}
     try:
