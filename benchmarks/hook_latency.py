@@ -31,6 +31,9 @@ sys.path.insert(0, str(HERE))
 
 from check_throughput import compile_corpus  # noqa: E402  (the same 500-rule corpus project)
 
+import policyc.compiler  # noqa: E402
+import policyc.emitters  # noqa: E402
+import policyc.schemas  # noqa: E402
 from policyc.emitters import artifacts  # noqa: E402
 
 _SCRIPT = Path(sys.executable).parent / "policyc"  # the installed console script, as Claude Code would run it
@@ -71,7 +74,12 @@ def main() -> int:
         example = work / "acme-service"
         shutil.copytree(HERE.parent / "examples" / "acme-service", example)
         (example / ".git").mkdir(exist_ok=True)
-        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(work / "home"), "SOURCE_DATE_EPOCH": "0"}
+        # An installed package runs from cached bytecode; a PYTHONDONTWRITEBYTECODE environment would
+        # make every run compile policyc's sources again, which is not what a user's hook pays.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(CLAUDE_PROJECT_DIR=str(project), HOME=str(work / "home"), SOURCE_DATE_EPOCH="0")
+        packages = [str(Path(module.__file__).parent) for module in (policyc.compiler, policyc.emitters, policyc.schemas)]
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], env=env, capture_output=True, check=False)
         subprocess.run([*POLICYC, "compile", "--root", str(example)], env=env, cwd=example, capture_output=True, check=True)
 
         base = {"session_id": "bench", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_use_id": "toolu_1"}

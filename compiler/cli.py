@@ -27,7 +27,6 @@ import os
 import sys
 from pathlib import Path
 
-from . import overrides as overrides_file
 from .output import LockError, find_root, locked, write_atomic
 from .project import Project, UsageError, load_ir, open_project, stderr
 
@@ -39,6 +38,8 @@ DEFAULT_CEDAR_TARGET = "sondera-v2"  # emitters.cedar_lowering.DEFAULT_TARGET
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import overrides as overrides_file
+
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
     parser.add_argument("--version", action=_Version, help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -106,13 +107,7 @@ def _parser() -> argparse.ArgumentParser:
 def _hook_parser(sub) -> None:
     hook = sub.add_parser("hook", help="enforce the rules where the agent runs: a Claude Code PreToolUse hook")
     actions = hook.add_subparsers(dest="action", required=True)
-    claude = actions.add_parser("claude", help="decide one PreToolUse event on stdin (Claude Code's hook JSON); always exits 0")
-    claude.add_argument("--require-rules", action="store_true",
-                        help="deny when the project has no compiled rules (a hook installed for the project)")
-    claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
-                        help="when the event cannot be decided: deny (default, fail closed) or allow and say so")
-    claude.add_argument("--root", help="project root when neither $CLAUDE_PROJECT_DIR nor the event's cwd gives one")
-    claude.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+    _hook_claude_arguments(actions.add_parser("claude", help="decide one PreToolUse event on stdin (Claude Code's hook JSON); always exits 0"))
     for action, text in (("install", "merge the policyc PreToolUse hook into a Claude Code settings file"),
                          ("uninstall", "remove the policyc hook from a Claude Code settings file")):
         p = actions.add_parser(action, help=text)
@@ -124,6 +119,17 @@ def _hook_parser(sub) -> None:
         p.add_argument("--dry-run", action="store_true", help="print the settings file as it would be written; write nothing")
         p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
         p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+
+
+def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    claude.add_argument("--require-rules", action="store_true",
+                        help="deny when the project has no compiled rules (a hook installed for the project)")
+    claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
+                        help="when the event cannot be decided: deny (default, fail closed) or allow and say so")
+    claude.add_argument("--root", help="project root when neither $CLAUDE_PROJECT_DIR nor the event's cwd gives one")
+    claude.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+    claude.set_defaults(command="hook", action="claude")
+    return claude
 
 
 class _Version(argparse.Action):
@@ -254,8 +260,8 @@ def _up_to_date(project: Project, previous, sources, target: str, overrides) -> 
 
 
 def _compile(args, fetcher=None) -> int:
+    from . import overrides as overrides_file
     from .pipeline import distilled_at, keep_failed, load_sources, merge_previous
-    from .remote import fetch_https
     from .targets import discover, expand
 
     distilled_at()  # a bad SOURCE_DATE_EPOCH fails before anything is read
@@ -264,7 +270,7 @@ def _compile(args, fetcher=None) -> int:
         stderr(_fallback_folder(project))
     overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
     if args.targets:
-        targets = expand(args.targets, project.root, fetcher or fetch_https, overrides.removed_groups)
+        targets = expand(args.targets, project.root, fetcher, overrides.removed_groups)
     else:
         targets = discover(project.root, project.home)
     for problem in targets.errors:
@@ -548,6 +554,11 @@ def _export(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["hook", "claude"]:  # on every tool call: build no other verb's parser
+        return _hook(_hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:]))
+    from . import overrides as overrides_file
+
     args = _parser().parse_args(argv)
     commands = {"compile": _compile, "render": _render, "accept": _accept, "check": _check, "diff": _diff, "export": _export,
                 "hook": _hook}

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 
 from .ir import STRICTNESS, Imperative, PolicyIR
-from .triggers import load_lexicon
 
 _SEVERITY_RANK = ("low", "medium", "high", "critical")
 
@@ -50,6 +49,8 @@ def command_prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
         if values and not any(c in v for v in values for c in "<>$…") and "..." not in " ".join(values):
             return [tuple(v.split()) for v in values]
     if trigger["kind"].startswith("prose:"):
+        from .triggers import load_lexicon  # (the extractor's modules: not for `policyc list`)
+
         entry = next((e for e in load_lexicon().prose if "prose:" + e["id"] == trigger["kind"]), None)
         if entry and entry.get("within"):
             return [tuple(entry["within"].split())]

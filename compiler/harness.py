@@ -137,6 +137,7 @@ class Rule:
         return not any(_test(entry, command, match_input, memo) for entry in self.negatives)
 
 
+@lru_cache(maxsize=8192)
 def required_literal(regex: str) -> str:
     """A lower-case string every match of the regex contains ('' when none is certain).
 

@@ -12,13 +12,13 @@ every failure denies with a one-line reason (fails closed), unless
 
 Every tool call pays this start-up, so the module imports only the evaluator
 and the project's file names. The rules (with the overrides applied) come
-from a cache next to them, keyed by the hash of both files: the first call
-after a change validates the files (JSON Schema) and writes the cache.
+from a cache next to them, keyed by both files' identity and change times:
+the first call after a change validates the files (JSON Schema) and writes
+the cache.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
@@ -32,7 +32,7 @@ from .project import UsageError, open_project
 RULES_FORMAT = 1  # distilled-rules.json `version` this policyc reads
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 CACHE_NAME = ".policyc-hook.cache"
-_CACHE_FORMAT = b"policyc-hook-1"  # bump when the cached value changes shape
+_CACHE_FORMAT = b"policyc-hook-2"  # bump when the cached value changes shape
 _TRANSCRIPT_TYPES = ("user", "assistant", "system", "summary")  # a session transcript line's `type`
 NO_RULES_NOTE = ("policyc: this project has no compiled rules ({path} is missing), so no project rule was checked; "
                  "`policyc compile` in the project root compiles its AGENTS.md/CLAUDE.md rules.")
@@ -75,12 +75,16 @@ def decide(args, data: bytes, environ) -> dict | None:
     by_id = {r["id"]: r for r in rules}
     if decision.decision in ("block", "ask"):
         verb = "blocked this call" if decision.decision == "block" else "asks before this call"
-        reason = f"policyc {verb}: rule {decision.rule_id} — {decision.reason}"
+        reason = f"policyc {verb} (rule {decision.rule_id}): {decision.reason}"
         return _output(permissionDecision="deny" if decision.decision == "block" else "ask", permissionDecisionReason=reason)
     if decision.warnings:
-        lines = [f"policyc warning: rule {rule_id} — {by_id[rule_id].get('reason', '')}" for rule_id in decision.warnings]
-        return _output(additionalContext="\n".join(lines))
+        return _output(additionalContext="\n\n".join(_warning(by_id[rule_id]) for rule_id in decision.warnings))
     return None
+
+
+def _warning(rule: dict) -> str:
+    suggestion = f"\nSuggestion: {rule['suggestion']}" if rule.get("suggestion") else ""
+    return f"policyc warning (rule {rule['id']}, the call goes ahead): {rule.get('reason', '')}{suggestion}"
 
 
 def parse_event(data: bytes) -> dict:
@@ -156,40 +160,47 @@ def load_rules(rules_path: Path, overrides_path: Path) -> list[dict] | None:
     HookError when either file cannot be read or used: the overrides may be what
     disables a rule, so a broken overrides file is never ignored."""
     try:
-        rules_bytes = rules_path.read_bytes()
+        key = _cache_key(rules_path, overrides_path)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise HookError(f"{rules_path}: cannot read the rules: {exc.strerror}") from None
-    try:
-        overrides_bytes = overrides_path.read_bytes()
-    except FileNotFoundError:
-        overrides_bytes = None
-    except OSError as exc:
-        raise HookError(f"{overrides_path}: cannot read the overrides: {exc.strerror}") from None
-    key = _cache_key(rules_bytes, overrides_bytes)
     cache = rules_path.parent / CACHE_NAME
     rules = _read_cache(cache, key)
     if rules is None:
-        rules = _validated(rules_path, rules_bytes, overrides_path, overrides_bytes)
-        _write_cache(cache, key, rules)
+        rules = _validated(rules_path, overrides_path)
+        if _cache_key(rules_path, overrides_path) == key:  # unchanged while it was read
+            _write_cache(cache, key, rules)
     return rules
 
 
-def _cache_key(rules_bytes: bytes, overrides_bytes: bytes | None) -> bytes:
-    digest = hashlib.sha256(_CACHE_FORMAT + sys.version.encode() + b"\0")
-    digest.update(rules_bytes)
-    digest.update(b"\0no overrides" if overrides_bytes is None else b"\0overrides\0" + overrides_bytes)
-    return digest.digest()
+def _cache_key(rules_path: Path, overrides_path: Path) -> bytes:
+    """Which versions of the two files a cache holds: each file's identity, size and change times.
+
+    policyc replaces files by renaming a new one over them (a new inode and
+    ctime), and no tool can set a ctime back, so any change to either file
+    changes the key without reading them. FileNotFoundError: no rules."""
+    parts = [_CACHE_FORMAT.decode(), sys.version]
+    for path in (rules_path, overrides_path):
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            if path == rules_path:
+                raise
+            parts.append("-")
+            continue
+        except OSError as exc:
+            raise HookError(f"{path}: cannot read: {exc.strerror}") from None
+        parts.append(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
+    return "\0".join(parts).replace("\n", " ").encode()
 
 
 def _read_cache(path: Path, key: bytes) -> list[dict] | None:
-    """The cached rules when the cache was written for these exact files; None otherwise (rebuilt then)."""
+    """The cached rules when the cache (its key line, then the marshalled rules) was written for these
+    versions of the files; None otherwise (it is rebuilt then)."""
     try:
-        data = path.read_bytes()
-        if data[:32] != key:
+        head, _, body = path.read_bytes().partition(b"\n")
+        if head != key:
             return None
-        rules = marshal.loads(data[32:])
+        rules = marshal.loads(body)
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return rules if isinstance(rules, list) else None
@@ -199,18 +210,20 @@ def _write_cache(path: Path, key: bytes, rules: list[dict]) -> None:
     from .output import write_atomic
 
     try:
-        write_atomic(path, key + marshal.dumps(rules))
+        write_atomic(path, key + b"\n" + marshal.dumps(rules))
     except (OSError, ValueError):
         pass  # a read-only output folder: every call validates the files again, nothing worse
 
 
-def _validated(rules_path: Path, rules_bytes: bytes, overrides_path: Path, overrides_bytes: bytes | None) -> list[dict]:
-    """Read and check both files as they were hashed; the rules the harness would load."""
+def _validated(rules_path: Path, overrides_path: Path) -> list[dict]:
+    """Read and check both files; the rules the harness would load."""
     from . import overrides as overrides_file
     from .checks import schema_error
 
     try:
-        doc = json.loads(rules_bytes.decode("utf-8"))
+        doc = json.loads(rules_path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise HookError(f"{rules_path}: cannot read the rules: {exc.strerror}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise HookError(f"{rules_path}: not valid JSON ({exc}); recompile with `policyc compile`") from None
     version = doc.get("version") if isinstance(doc, dict) else None
@@ -221,15 +234,10 @@ def _validated(rules_path: Path, rules_bytes: bytes, overrides_path: Path, overr
                         "recompile with `policyc compile`")
     if error := schema_error("distilled-rules.schema.json", doc):
         raise HookError(f"{rules_path}: invalid rules file at {error}; recompile with `policyc compile`")
-    if overrides_bytes is None:
-        overrides = overrides_file.Overrides()
-    else:
-        try:
-            overrides = overrides_file.load(overrides_path)
-        except overrides_file.OverridesError as exc:
-            raise HookError(f"{exc} (the overrides may be what disables a rule, so the hook does not guess)") from None
-        if overrides_path.read_bytes() != overrides_bytes:
-            raise HookError(f"{overrides_path} changed while it was read; try again")
+    try:
+        overrides = overrides_file.load(overrides_path)
+    except overrides_file.OverridesError as exc:
+        raise HookError(f"{exc} (the overrides may be what disables a rule, so the hook does not guess)") from None
     return [overrides.apply(r) for r in doc["rules"] if r["source"]["group_id"] not in overrides.removed_groups]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +33,8 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target (text as UTF-8)."""
     if path.name in PROTECTED or path.name.endswith(".local.cedar"):
         raise PermissionError(f"refusing to write {path}: hand-curated rules are never touched")
+    import tempfile  # (random, shutil: not for the hook, which only reads)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

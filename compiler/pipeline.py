@@ -17,7 +17,6 @@ from pathlib import Path
 from .. import grammar, schemas
 from .admission import admit_all
 from .conflicts import resolve as resolve_conflicts
-from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
@@ -110,6 +109,8 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     the file policyc wrote) and the compiler fingerprint matches. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
+    from .extract import Extractor  # Lark and the grammars: not for a run that finds nothing changed
+
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]

@@ -7,12 +7,8 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .output import FALLBACK_MESSAGE, find_root
-
-if TYPE_CHECKING:
-    from .ir import PolicyIR
 
 
 class UsageError(Exception):
@@ -78,20 +74,22 @@ def open_project(root_arg: str | None, out_arg: str | None, warn=print) -> Proje
     return Project(root, Path.cwd().resolve(), True)
 
 
-def load_ir(path: Path, validate: bool = True) -> PolicyIR:
-    """A saved IR; ValueError with the reason when it cannot be used.
+def load_ir(path: Path, validate: bool = True):
+    """A saved IR (a PolicyIR); ValueError with the reason when it cannot be used.
 
     `validate=False` skips the JSON Schema for policyc's own previous run (an
     incremental cache, read on every compile); a file the user hands over is
     always validated.
     """
-    from .checks import schema_error  # jsonschema: only when an IR is read (not on the hook path)
     from .ir import PolicyIR
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if validate and (error := schema_error("ir.schema.json", data)):
-            raise ValueError(f"not a policy IR: {error}")
+        if validate:
+            from .checks import schema_error  # jsonschema: only for an IR the user hands over
+
+            if error := schema_error("ir.schema.json", data):
+                raise ValueError(f"not a policy IR: {error}")
         return PolicyIR.from_json(data)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: {exc}") from None

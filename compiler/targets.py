@@ -15,7 +15,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .remote import Fetcher, Remote, RemoteError, fetch_https, group_of, is_remote, looks_like_shorthand, resolve
 from .sources import load_conventions
 
 WALKED_SUFFIXES = (".md", ".mdc", ".prompt")
@@ -27,7 +26,7 @@ HOME_FOLDERS = (".codex", ".Codex", ".claude", ".gemini", ".config/copilot", ".c
 class Targets:
     paths: list[Path] = field(default_factory=list)  # local files under the root
     home: list[Path] = field(default_factory=list)  # global files under $HOME
-    remotes: list[Remote] = field(default_factory=list)
+    remotes: list = field(default_factory=list)  # remote.Remote, fetched
     errors: list[str] = field(default_factory=list)
 
 
@@ -78,11 +77,15 @@ def _progress(count: int) -> None:
         print(f"policyc: found {count} rule files", file=sys.stderr)
 
 
-def expand(targets: list[str], root: Path, fetcher: Fetcher = fetch_https, removed_groups=()) -> Targets:
+def expand(targets: list[str], root: Path, fetcher=None, removed_groups=()) -> Targets:
     """Resolve command-line targets in order; each problem becomes one error line.
 
-    A remote target of a group the user removed is never fetched (§9).
+    A remote target of a group the user removed is never fetched (§9). `fetcher`
+    (url -> bytes) defaults to remote.fetch_https.
     """
+    from .remote import RemoteError, fetch_https, group_of, is_remote, looks_like_shorthand, resolve  # (urllib, ssl: only here)
+
+    fetcher = fetcher or fetch_https
     out = Targets()
     for target in targets:
         local = Path(target) if Path(target).is_absolute() else Path.cwd() / target

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -98,3 +99,90 @@ def test_compound_commands_and_the_skill_scope_defect():
     assert split_compound('a && b || c; d | e & f\ng "h;i" $(j && k)') == ["a", "b", "c", "d", "e", "f", 'g "h;i" $(j && k)']
 
 
+
+
+BAD_LINES = [
+    ("not json", "not JSON: Expecting value: line 1 column 1 (char 0)"),
+    ("[1]", "a JSON array, not an object"),
+    ('{"tool_name": "Bash", "tool_input": "rm -rf /"}', "tool_input is a string, not an object"),
+    ('{"tool_input": {"command": "ls"}}', "tool_name is missing"),
+    ('{"type": "user", "message": {"role": "user", "content": "hi"}, "sessionId": "s"}',
+     "a session transcript line (replay transcripts with `policyc check --transcript`)"),
+    ('{"hook_event_name": "Stop", "tool_name": "Bash", "tool_input": {}}', "hook_event_name is 'Stop'"),
+]
+
+
+@pytest.fixture
+def terraform(tmp_path, monkeypatch):
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `terraform destroy`.\nAvoid `git stash drop`.\n"})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    return root
+
+
+@pytest.mark.parametrize("line, problem", BAD_LINES)
+def test_an_unreadable_line_is_never_allowed(terraform, capsys, line, problem):
+    events = terraform / "events.jsonl"
+    events.write_text(json.dumps(_event("Bash", "command", "ls")) + "\n" + line + "\n" + json.dumps(_event("Bash", "command", "ls")) + "\n")
+    capsys.readouterr()
+    assert main(["check", str(events), "--format", "json"]) == 1  # --gate: the run stops there
+    out, err = capsys.readouterr()
+    results = [json.loads(r) for r in out.splitlines()]
+    assert [(r["decision"], r["at"]) for r in results] == [("allow", f"{events}:1"), ("error", f"{events}:2"), ("not-reached", f"{events}:3")]
+    assert results[1]["error"] == problem
+    assert err == f"policyc: error: {events}:2: unreadable: {problem}\n"
+    assert main(["check", str(events), "--audit"]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_invalid_utf8_on_stdin(terraform, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "\xff"}\n' + json.dumps(_event("Bash", "command", "terraform destroy")).encode() + b"\n")))
+    assert main(["check", "-", "--audit"]) == 1  # unreadable wins over the block (3)
+    out = capsys.readouterr().out
+    assert "<stdin>:1: not UTF-8 (byte 15)" in out and "#1    block       enforce-local-agents-md-no-terraform-destroy" in out
+
+
+def test_stdin_and_json_details(terraform, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(_event("Bash", "command", "terraform destroy")).encode())))
+    capsys.readouterr()
+    assert main(["check", "-", "--format", "json"]) == EXIT_BLOCKED
+    assert json.loads(capsys.readouterr().out) == {
+        "index": 0, "at": "<stdin>:1", "decision": "block", "rule_id": "enforce-local-agents-md-no-terraform-destroy", "warnings": [],
+        "reason": 'AGENTS.md:1 — "Never run `terraform destroy`."', "quote": "Never run `terraform destroy`.",
+        "source_file": "AGENTS.md", "source_lines": [1, 1]}
+
+
+def _transcript_line(*calls, kind="assistant") -> str:
+    content = [{"type": "text", "text": "Running it."}] + [{"type": "tool_use", "id": f"toolu_0{n}", "name": name, "input": tool_input}
+                                                        for n, (name, tool_input) in enumerate(calls)]
+    return json.dumps({"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/repo", "sessionId": "9f1c",
+                       "version": "2.0.14", "type": kind, "uuid": "u1", "timestamp": "2026-11-30T10:00:00.000Z",
+                       "message": {"id": "msg_01", "type": "message", "role": kind, "model": "claude-sonnet-4-5", "content": content}})
+
+
+def test_transcripts_replay_every_tool_call(terraform, capsys):
+    session = terraform / "session.jsonl"
+    session.write_text("\n".join([
+        json.dumps({"type": "summary", "summary": "Tidy the infra", "leafUuid": "u9"}),
+        json.dumps({"type": "user", "message": {"role": "user", "content": "clean up"}, "cwd": "/repo", "sessionId": "9f1c"}),
+        _transcript_line(("Bash", {"command": "git stash drop", "description": "drop"}), ("Read", {"file_path": "/repo/main.tf"})),
+        json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_00", "content": "ok"}]}}),
+        _transcript_line(("Bash", {"command": "terraform destroy -auto-approve"})),
+        _transcript_line(("Bash", "not an object")),
+    ]) + "\n")
+    capsys.readouterr()
+    assert main(["check", "--transcript", str(session), "--audit", "--format", "json"]) == 1
+    results = [json.loads(r) for r in capsys.readouterr().out.splitlines()]
+    assert [(r["at"], r["decision"], r["rule_id"]) for r in results] == [
+        (f"{session}:3", "ask", "enforce-local-agents-md-no-git-stash-drop"), (f"{session}:3", "allow", None),
+        (f"{session}:5", "block", "enforce-local-agents-md-no-terraform-destroy"), (f"{session}:6", "error", None)]
+    assert results[3]["error"] == "tool_input is a string, not an object"
+    session.write_text("\n".join(session.read_text().splitlines()[:5]) + "\n")
+    assert main(["check", "--transcript", str(session)]) == EXIT_BLOCKED
+    assert "Halted at event #2" in capsys.readouterr().out
+
+
+def test_check_takes_events_or_transcripts(terraform, capsys):
+    assert main(["check"]) == 2
+    assert main(["check", "x.jsonl", "--transcript", "y.jsonl"]) == 2
+    assert "check takes an events file" in capsys.readouterr().err
