@@ -28,7 +28,7 @@ from ..emitters.cedar_lowering import DEFAULT_TARGET, TARGETS
 from ..schemas import read as read_schema
 from . import check, lifecycle
 from . import diff as diffs
-from . import export
+from . import export, findings
 from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
@@ -40,16 +40,17 @@ from .report import summary_data, summary_text
 from .targets import discover, expand
 
 CEDAR_TARGETS = tuple(name for name in TARGETS if name.startswith("sondera"))
+FINDING_FORMATS = ("text", "json", "sarif", "github")  # sarif: SARIF 2.1.0; github: workflow-command annotations
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p, out_required=False):
+    def common(p, out_required=False, formats=("text", "json")):
         p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
         p.add_argument("--out", required=out_required, help="output folder (default: <root>/.interlinked/, else the working directory)")
-        p.add_argument("--format", choices=("text", "json"), default="text")
+        p.add_argument("--format", choices=formats, default="text")
         return p
 
     comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
@@ -57,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("--review", action="store_true", help="write distilled-rules.review.json; nothing goes live (default for remote targets)")
     comp.add_argument("--check", action="store_true", help="compile in memory, write nothing; exit 1 when an artifact in the output folder would change")
     comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_TARGET, help=f"schema of <group>.cedar (default {DEFAULT_TARGET})")
-    common(comp)
+    common(comp, formats=FINDING_FORMATS)
     rend = sub.add_parser("render", help="re-render every artifact from a saved policy.ir.json, reading no source")
     rend.add_argument("ir", help="a policy.ir.json")
     rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_TARGET)
@@ -96,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     dif.add_argument("--exit-code", action="store_true", help="exit 1 when anything differs")
     dif.add_argument("--fail-on", choices=("weaken",), help="exit 1 only when enforcement weakens")
     dif.add_argument("--root", help="project root for --git (default: nearest git root)")
-    dif.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    dif.add_argument("--format", choices=("text", "json", "markdown", *FINDING_FORMATS[2:]), default="text",
+                     help="sarif and github: the weakening changes and removed rules as findings")
     _export_parser(sub, common)
     return parser
 
@@ -160,9 +162,16 @@ def _report(ir: PolicyIR, doc: dict, rules_path: Path, outcome: tuple[list[str],
         stderr(f"self-check failed: {failure}")
     if not written:
         stderr("nothing written")
-    data = summary_data(ir, doc, str(rules_path), review=review)
-    _print(data, summary_text(data), args.format)
+    if args.format in FINDING_FORMATS[2:]:
+        _print_findings(findings.compile_findings(ir, failures, args.cedar_target), args.format)
+    else:
+        data = summary_data(ir, doc, str(rules_path), review=review)
+        _print(data, summary_text(data), args.format)
     return 1 if ir.errors or failures else 0
+
+
+def _print_findings(found: list, fmt: str) -> None:
+    print(findings.render_sarif(found) if fmt == "sarif" else findings.render_github(found), end="")
 
 
 def _previous(project: Project) -> PolicyIR | None:
@@ -263,7 +272,13 @@ def _compile_check(project: Project, previous: PolicyIR | None, loaded: tuple, o
     lines = [f"{'missing' if p in missing else 'stale'}: {p}" for p in stale]
     lines.append(f"{len(stale)} of {len(files or {})} artifacts in {project.out} would change; run `policyc compile`"
                  if stale else f"up to date: {len(files or {})} artifacts in {project.out} are current")
-    _print(data, "\n".join(lines) + "\n", args.format)
+    if args.format in FINDING_FORMATS[2:]:
+        out = project.out.relative_to(project.root) if project.out.is_relative_to(project.root) else project.out
+        _print_findings([findings.Finding("policyc/stale-artifact", f"{p} {'is missing' if p in missing else 'would change'}; "
+                                          "run `policyc compile`", (out / p).as_posix(), subject=p) for p in stale]
+                        + findings.compile_findings(ir, failures, args.cedar_target), args.format)
+    else:
+        _print(data, "\n".join(lines) + "\n", args.format)
     return 1 if stale or failures or ir.errors else 0
 
 
@@ -361,7 +376,9 @@ def _diff(args) -> int:
     else:
         raise UsageError("diff takes OLD NEW, or --git REV [REV2]")
     result = diffs.diff(old, new)
-    if args.format == "json":
+    if args.format in FINDING_FORMATS[2:]:
+        _print_findings(findings.diff_findings(result), args.format)
+    elif args.format == "json":
         print(json.dumps(result, indent=2, ensure_ascii=False))
     elif args.format == "markdown":
         print(diffs.render_markdown(result), end="")
