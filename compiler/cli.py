@@ -35,6 +35,7 @@ from .project import Project, UsageError, load_ir, open_project, stderr
 # targets; a test keeps them equal.
 CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
 DEFAULT_CEDAR_TARGET = "sondera-v2"  # emitters.cedar_lowering.DEFAULT_TARGET
+FINDING_FORMATS = ("text", "json", "sarif", "github")  # sarif: SARIF 2.1.0; github: workflow-command annotations
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,10 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p, out_required=False):
+    def common(p, out_required=False, formats=("text", "json")):
         p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
         p.add_argument("--out", required=out_required, help="output folder (default: <root>/.interlinked/, else the working directory)")
-        p.add_argument("--format", choices=("text", "json"), default="text")
+        p.add_argument("--format", choices=formats, default="text")
         return p
 
     comp = sub.add_parser("compile", help="distill rule files into distilled-rules.json, policy.ir.json and policies/")
@@ -55,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("--review", action="store_true", help="write distilled-rules.review.json; nothing goes live (default for remote targets)")
     comp.add_argument("--check", action="store_true", help="compile in memory, write nothing; exit 1 when an artifact in the output folder would change")
     comp.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_CEDAR_TARGET, help=f"schema of <group>.cedar (default {DEFAULT_CEDAR_TARGET})")
-    common(comp)
+    common(comp, formats=FINDING_FORMATS)
     rend = sub.add_parser("render", help="re-render every artifact from a saved policy.ir.json, reading no source")
     rend.add_argument("ir", help="a policy.ir.json")
     rend.add_argument("--cedar-target", choices=CEDAR_TARGETS, default=DEFAULT_CEDAR_TARGET)
@@ -99,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     dif.add_argument("--exit-code", action="store_true", help="exit 1 when anything differs")
     dif.add_argument("--fail-on", choices=("weaken",), help="exit 1 only when enforcement weakens")
     dif.add_argument("--root", help="project root for --git (default: nearest git root)")
-    dif.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    dif.add_argument("--format", choices=("text", "json", "markdown", *FINDING_FORMATS[2:]), default="text",
+                     help="sarif and github: the weakening changes and removed rules as findings")
     _export_parser(sub, common)
     return parser
 
@@ -213,6 +215,7 @@ def write_artifacts(ir, project: Project, target: str, review: bool = False) -> 
 
 
 def _report(ir, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], args, review: bool = False) -> int:
+    from . import findings
     from .report import summary_data, summary_text
 
     failures, written = outcome
@@ -220,9 +223,18 @@ def _report(ir, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], ar
         stderr(f"self-check failed: {failure}")
     if not written:
         stderr("nothing written")
-    data = summary_data(ir, doc, str(rules_path), review=review)
-    _print(data, summary_text(data), args.format)
+    if args.format in FINDING_FORMATS[2:]:
+        _print_findings(findings.compile_findings(ir, failures, args.cedar_target), args.format)
+    else:
+        data = summary_data(ir, doc, str(rules_path), review=review)
+        _print(data, summary_text(data), args.format)
     return 1 if ir.errors or failures else 0
+
+
+def _print_findings(found: list, fmt: str) -> None:
+    from . import findings
+
+    print(findings.render_sarif(found) if fmt == "sarif" else findings.render_github(found), end="")
 
 
 def _previous(project: Project) -> tuple:
@@ -323,6 +335,7 @@ def _compile_check(project: Project, last: tuple, loaded: tuple, overrides, args
     rendered again, which is what is on disk unless a file was edited or deleted; otherwise the new IR
     gets the last run's timestamp, so only real changes are listed.
     """
+    from . import findings
     from .pipeline import compile_sources
 
     (previous, trusted), (sources, errors, dropped) = last, loaded
@@ -343,7 +356,13 @@ def _compile_check(project: Project, last: tuple, loaded: tuple, overrides, args
     lines = [f"{'missing' if p in missing else 'stale'}: {p}" for p in stale]
     lines.append(f"{len(stale)} of {len(files or {})} artifacts in {project.out} would change; run `policyc compile`"
                  if stale else f"up to date: {len(files or {})} artifacts in {project.out} are current")
-    _print(data, "\n".join(lines) + "\n", args.format)
+    if args.format in FINDING_FORMATS[2:]:
+        out = project.out.relative_to(project.root) if project.out.is_relative_to(project.root) else project.out
+        _print_findings([findings.Finding("policyc/stale-artifact", f"{p} {'is missing' if p in missing else 'would change'}; "
+                                          "run `policyc compile`", (out / p).as_posix(), subject=p) for p in stale]
+                        + findings.compile_findings(ir, failures, args.cedar_target), args.format)
+    else:
+        _print(data, "\n".join(lines) + "\n", args.format)
     return 1 if stale or failures or ir.errors else 0
 
 
@@ -430,6 +449,7 @@ def _lifecycle(args) -> int:
 
 def _diff(args) -> int:
     from . import diff as diffs
+    from . import findings
     from .pipeline import compile_sources, load_sources
     from .targets import discover
 
@@ -447,7 +467,9 @@ def _diff(args) -> int:
     else:
         raise UsageError("diff takes OLD NEW, or --git REV [REV2]")
     result = diffs.diff(old, new)
-    if args.format == "json":
+    if args.format in FINDING_FORMATS[2:]:
+        _print_findings(findings.diff_findings(result), args.format)
+    elif args.format == "json":
         print(json.dumps(result, indent=2, ensure_ascii=False))
     elif args.format == "markdown":
         print(diffs.render_markdown(result), end="")

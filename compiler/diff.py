@@ -1,11 +1,14 @@
 """`policyc diff`: what a rulebook change does to enforcement.
 
-Compares the Pass 1 rules of two IRs. Rules are matched by id, then by
-quote and trigger similarity, so an edited sentence shows as changed, not as
-one rule removed and another added. A change weakens enforcement unless it
-provably does not: an action that got softer, tools dropped, a trigger the
-new one does not cover (a narrower command or path, a different pattern), or
-a scope that limits where the rule applies; a removed rule weakens too.
+Compares every enforced rule of two IRs: the deterministic ones (Pass 1,
+distilled-rules.json) and those only the policy gate sees (Pass 2,
+policy.md). Rules are matched by id, then by quote and trigger similarity,
+so an edited sentence shows as changed, not as one rule removed and another
+added. A change weakens enforcement unless it provably does not: an action
+that got softer, tools dropped, a trigger the new one does not cover (a
+narrower command or path, a different pattern), a scope that limits where
+the rule applies, or a rule that left Pass 1 (the gate is not deterministic);
+a removed rule weakens too. Every entry names its file and lines.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from .pipeline import compile_sources
 from .project import UsageError, load_ir
 from .sources import SourceError, load_conventions, skip_reason, source_from_bytes
 
-FIELDS = ("action", "severity", "tool_match", "patterns", "scope", "quote", "file", "lines")
+FIELDS = ("routes", "action", "severity", "tool_match", "patterns", "scope", "quote", "file", "lines")
+MARKER = "<!-- policyc-diff -->"  # first line of --format markdown: a bot finds and updates its one PR comment
 _SIMILAR = 0.6
 
 
@@ -66,16 +70,22 @@ def compile_revision(root: Path, revision: str) -> PolicyIR:
 # --- matching and comparing ---
 
 def _rules(ir: PolicyIR) -> list[Imperative]:
-    """Every Pass 1 rule, merged ones included (a merge is not a sentence going away)."""
-    return [i for i in ir.imperatives if "pass1" in i.routes]
+    """Every Pass 1 and Pass 2 rule, merged ones included (a merge is not a sentence going away)."""
+    return [i for i in ir.imperatives if "pass1" in i.routes or "pass2" in i.routes]
+
+
+def _routes(imp: Imperative) -> list[str]:
+    return [r for r in imp.routes if r in ("pass1", "pass2")]
 
 
 def _view(imp: Imperative) -> dict:
+    trigger = imp.trigger or {"tool_match": [], "patterns": []}
     return {
+        "routes": _routes(imp),
         "action": imp.action,
         "severity": imp.severity,
-        "tool_match": sorted(imp.trigger["tool_match"]),
-        "patterns": [{k: p[k] for k in ("field", "regex", "flags", "negate") if k in p} for p in imp.trigger["patterns"]],
+        "tool_match": sorted(trigger["tool_match"]),
+        "patterns": [{k: p[k] for k in ("field", "regex", "flags", "negate") if k in p} for p in trigger["patterns"]],
         "scope": imp.scope,
         "quote": imp.quote,
         "file": imp.file,
@@ -85,7 +95,7 @@ def _view(imp: Imperative) -> dict:
 
 def _similarity(a: Imperative, b: Imperative) -> float:
     score = difflib.SequenceMatcher(None, a.quote, b.quote).ratio()
-    if a.trigger["kind"] == b.trigger["kind"]:
+    if (a.trigger or {}).get("kind") == (b.trigger or {}).get("kind"):
         score += 0.1
     if a.file == b.file:
         score += 0.1
@@ -94,7 +104,7 @@ def _similarity(a: Imperative, b: Imperative) -> float:
 
 def _paths(imp: Imperative) -> list[str] | None:
     trigger = imp.trigger
-    if trigger["kind"] == "path" and not any(p.get("negate") for p in trigger["patterns"]):
+    if trigger and trigger["kind"] == "path" and not any(p.get("negate") for p in trigger["patterns"]):
         return trigger.get("values") or None
     return None
 
@@ -103,7 +113,7 @@ def _covers(new: Imperative, old: Imperative) -> bool:
     """Every call the old trigger fired on, the new one fires on (decided only where it is sound)."""
     if _view(new)["patterns"] == _view(old)["patterns"]:
         return True
-    if new.trigger["kind"] != old.trigger["kind"]:
+    if new.trigger is None or old.trigger is None or new.trigger["kind"] != old.trigger["kind"]:
         return False
     if new.trigger["kind"] == "command":
         mine, theirs = command_prefixes(new), command_prefixes(old)
@@ -116,9 +126,11 @@ def _covers(new: Imperative, old: Imperative) -> bool:
 
 def _weakens(old: Imperative, new: Imperative, fields: dict) -> list[str]:
     reasons = []
+    if "pass1" in old.routes and "pass1" not in new.routes:
+        reasons.append("Pass 1 -> Pass 2: no longer enforced deterministically, only by the policy gate")
     if STRICTNESS.get(new.action, 0) < STRICTNESS.get(old.action, 0):
         reasons.append(f"action {old.action} -> {new.action}")
-    if set(old.trigger["tool_match"]) - set(new.trigger["tool_match"]):
+    if set(_view(old)["tool_match"]) - set(_view(new)["tool_match"]):
         reasons.append("fewer tools")
     if "patterns" in fields and not _covers(new, old):
         reasons.append("the new trigger does not cover the old one")
@@ -128,7 +140,7 @@ def _weakens(old: Imperative, new: Imperative, fields: dict) -> list[str]:
 
 
 def _entry(imp: Imperative) -> dict:
-    return {"id": imp.id, "file": imp.file, "lines": imp.lines, "action": imp.action, "quote": imp.quote}
+    return {"id": imp.id, "file": imp.file, "lines": imp.lines, "routes": _routes(imp), "action": imp.action, "quote": imp.quote}
 
 
 def diff(old: PolicyIR, new: PolicyIR) -> dict:
@@ -166,9 +178,10 @@ def diff(old: PolicyIR, new: PolicyIR) -> dict:
         if not fields:
             continue
         if set(fields) <= {"lines"} and o.id == n.id:
-            result["moved"].append({"id": n.id, "old_lines": o.lines, "new_lines": n.lines})
+            result["moved"].append({"id": n.id, "file": n.file, "old_lines": o.lines, "new_lines": n.lines})
             continue
-        entry = {"id": n.id, "old_id": o.id, "fields": fields}
+        entry = {"id": n.id, "old_id": o.id, "file": n.file, "lines": n.lines, "old_file": o.file, "old_lines": o.lines,
+                 "fields": fields}
         reasons = _weakens(o, n, fields)
         entry.update(weakens=bool(reasons), why=reasons)
         result["changed"].append(entry)
@@ -194,16 +207,17 @@ def render_text(result: dict, colour: bool = False) -> str:
 
     out = []
     for r in result["added"]:
-        out.append(paint("+", f"+ added    {r['id']}  {r['file']}:{r['lines'][0]}  {r['action']}  \"{r['quote']}\""))
+        out.append(paint("+", f"+ added    {r['id']}  {r['file']}:{r['lines'][0]}  {_how(r)}  \"{r['quote']}\""))
     for r in result["removed"]:
-        out.append(paint("-", f"- removed  {r['id']}  {r['file']}:{r['lines'][0]}  {r['action']}  \"{r['quote']}\"  (weakens)"))
+        out.append(paint("-", f"- removed  {r['id']}  {r['file']}:{r['lines'][0]}  {_how(r)}  \"{r['quote']}\"  (weakens)"))
     for c in result["changed"]:
         ids = c["id"] if c["id"] == c["old_id"] else f"{c['old_id']} -> {c['id']}"
-        out.append(paint("!" if c["weakens"] else "~", f"~ changed  {ids}" + ("  (weakens: " + "; ".join(c["why"]) + ")" if c["weakens"] else "")))
+        out.append(paint("!" if c["weakens"] else "~", f"~ changed  {ids}  {c['file']}:{c['lines'][0]}"
+                         + ("  (weakens: " + "; ".join(c["why"]) + ")" if c["weakens"] else "")))
         for name, (before, after) in c["fields"].items():
             out.append(f"      {name}: {_short(before)} -> {_short(after)}")
     for m in result["moved"]:
-        out.append(paint(">", f"> moved    {m['id']}  lines {m['old_lines'][0]} -> {m['new_lines'][0]}"))
+        out.append(paint(">", f"> moved    {m['id']}  {m['file']} lines {m['old_lines'][0]} -> {m['new_lines'][0]}"))
     counts = {k: len(result[k]) for k in ("added", "removed", "changed", "moved")}
     out.append(", ".join(f"{v} {k}" for k, v in counts.items()) + ("; enforcement weakens" if weakens(result) else ""))
     return "\n".join(out) + "\n"
@@ -213,27 +227,34 @@ def render_markdown(result: dict) -> str:
     def cell(value) -> str:
         return "`" + _short(value).replace("|", "\\|").replace("`", "'") + "`"
 
-    out = ["### policyc: enforcement changes", ""]
+    out = [MARKER, "### policyc: enforcement changes", ""]
     if weakens(result):
         out += ["> **Warning:** this change weakens enforcement.", ""]
     if not differs(result):
         return "\n".join(out + ["No rule changed."]) + "\n"
     out += ["| | Rule | Where | Details |", "|---|---|---|---|"]
     for r in result["added"]:
-        out.append(f"| added | `{r['id']}` | {r['file']}:{r['lines'][0]} | {r['action']}: {cell(r['quote'])} |")
+        out.append(f"| added | `{r['id']}` | {r['file']}:{r['lines'][0]} | {_how(r)}: {cell(r['quote'])} |")
     for r in result["removed"]:
-        out.append(f"| **removed (weakens)** | `{r['id']}` | {r['file']}:{r['lines'][0]} | {r['action']}: {cell(r['quote'])} |")
+        out.append(f"| **removed (weakens)** | `{r['id']}` | {r['file']}:{r['lines'][0]} | {_how(r)}: {cell(r['quote'])} |")
     for c in result["changed"]:
         details = "<br>".join(f"{k}: {cell(a)} → {cell(b)}" for k, (a, b) in c["fields"].items())
         label = "**changed (weakens)**" if c["weakens"] else "changed"
-        out.append(f"| {label} | `{c['id']}` | | {details} |")
-    for m in result["moved"]:
-        out.append(f"| moved | `{m['id']}` | lines {m['old_lines'][0]} → {m['new_lines'][0]} | |")
+        out.append(f"| {label} | `{c['id']}` | {c['file']}:{c['lines'][0]} | {details} |")
+    if result["moved"]:  # line shifts only: one sentence, not a row each
+        out += ["", f"{len(result['moved'])} rules only moved (their lines shifted)."]
     return "\n".join(out) + "\n"
+
+
+def _how(entry: dict) -> str:
+    """The action, and where it is enforced when that is only the policy gate (Pass 2)."""
+    return entry["action"] + (" (policy gate only)" if "pass1" not in entry["routes"] else "")
 
 
 def _short(value) -> str:
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return ", ".join(f"{p['field']}~/{p['regex']}/" for p in value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ", ".join(value) or "(none)"
     text = value if isinstance(value, str) else str(value)
     return text if len(text) <= 120 else text[:117] + "..."

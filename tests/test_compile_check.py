@@ -79,3 +79,15 @@ def test_the_fallback_output_folder_is_named(tmp_path, monkeypatch, capsys):
     assert main(["compile", "--format", "json"]) == 0
     assert f"the output folder is the working directory {work}" in capsys.readouterr().err
     assert (work / "distilled-rules.json").is_file()
+
+
+def test_check_annotates_stale_artifacts_for_github(tmp_path, monkeypatch, capsys):
+    root = make_project(tmp_path, {"AGENTS.md": RULES})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    (root / ".interlinked" / "policies" / "local-agents-md.cedar").unlink()
+    capsys.readouterr()
+    assert main(["compile", "--check", "--format", "github"]) == 1
+    out = capsys.readouterr().out
+    assert ("::error file=.interlinked/policies/local-agents-md.cedar,title=policyc/stale-artifact::"
+            "policies/local-agents-md.cedar is missing; run `policyc compile`\n") in out

@@ -91,3 +91,33 @@ def test_diff_of_saved_irs(tmp_path, capsys, monkeypatch):
     assert main(["diff", str(old), str(root), "--format", "json", "--fail-on", "weaken"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert [a["id"] for a in result["added"]] == ["enforce-local-agents-md-no-terraform-apply-auto-approve"]
+
+
+def _saved_ir(tmp_path, monkeypatch, text: str) -> Path:
+    root = make_project(tmp_path / "p", {"AGENTS.md": text})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    return root / ".interlinked" / "policy.ir.json"
+
+
+def test_pass2_rules_and_routing_changes_count(tmp_path, monkeypatch, capsys):
+    old = _saved_ir(tmp_path, monkeypatch, "Never run `terraform destroy`.\nAlways keep functions small and focused.\n")
+    doc = json.loads(old.read_text())
+    gate_only = next(i for i in doc["imperatives"] if i["routes"] == ["pass2"])
+    rule = next(i for i in doc["imperatives"] if "pass1" in i["routes"])
+    new_doc = json.loads(old.read_text())
+    new_doc["imperatives"] = [dict(rule, routes=["pass2"], pass2_cause="its pattern cannot load in the harness")]
+    new = tmp_path / "new.ir.json"
+    new.write_text(json.dumps(new_doc))
+    capsys.readouterr()
+    assert main(["diff", str(old), str(new), "--format", "json", "--fail-on", "weaken"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert [(r["id"], r["routes"]) for r in result["removed"]] == [(gate_only["id"], ["pass2"])]  # a Pass 2 sentence went away
+    (change,) = result["changed"]
+    assert change["fields"]["routes"] == [["pass1", "pass2"], ["pass2"]] and change["weakens"] is True
+    assert change["why"] == ["Pass 1 -> Pass 2: no longer enforced deterministically, only by the policy gate"]
+    for entry in result["removed"] + result["changed"]:  # file and line on every entry
+        assert entry["file"] == "AGENTS.md" and entry["lines"][0] >= 1
+    assert main(["diff", str(old), str(new), "--format", "markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert markdown.startswith("<!-- policyc-diff -->\n") and "(policy gate only)" in markdown
