@@ -215,7 +215,6 @@ def write_artifacts(ir, project: Project, target: str, review: bool = False) -> 
 
 
 def _report(ir, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], args, review: bool = False) -> int:
-    from . import findings
     from .report import summary_data, summary_text
 
     failures, written = outcome
@@ -224,6 +223,8 @@ def _report(ir, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], ar
     if not written:
         stderr("nothing written")
     if args.format in FINDING_FORMATS[2:]:
+        from . import findings
+
         _print_findings(findings.compile_findings(ir, failures, args.cedar_target), args.format)
     else:
         data = summary_data(ir, doc, str(rules_path), review=review)

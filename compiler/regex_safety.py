@@ -211,6 +211,15 @@ def _flatten(items):
             yield op, av
 
 
+# Two findings over-approximate: alternatives of a repeated group that share a first character,
+# or that hold a quantifier, are harmless whenever each alternative ends at a character the next
+# cannot start with (`(?:-\S*\s+|sudo\s+)*`). With Node.js they are suspicions the timed
+# trial settles; without it they count as problems.
+_OVERLAPPING_ALTERNATIVES = "a repeated group has alternatives that match the same characters"
+_REPEATED_ALTERNATIVE = "a repeated group holds a repeated alternative (nested quantifiers)"
+SUSPICIONS = frozenset({_OVERLAPPING_ALTERNATIVES, _REPEATED_ALTERNATIVE})
+
+
 def _loop_problem(body, state) -> str:
     """Why repeating `body` without bound can backtrack catastrophically ('' when it cannot)."""
     if _nullable(body):
@@ -221,9 +230,9 @@ def _loop_problem(body, state) -> str:
         if op is C.BRANCH:
             firsts = [_first(b, state) for b in av[1]]
             if any(a & b for i, a in enumerate(firsts) for b in firsts[i + 1 :]):
-                return "a repeated group has alternatives that match the same characters"
+                return _OVERLAPPING_ALTERNATIVES
             if any(_repeats(b) for b in av[1]):
-                return "a repeated group holds a repeated alternative (nested quantifiers)"
+                return _REPEATED_ALTERNATIVE
         elif op in (C.MAX_REPEAT, C.MIN_REPEAT) and (av[1] is C.MAXREPEAT or av[1] > 1):
             rest = flat[index + 1 :]
             follow = _first(rest, state) | (loop_first if _nullable(rest) else frozenset())
@@ -344,17 +353,24 @@ def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
 
 
 def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
-    """For each (regex, flags): '' when proven safe, else the first problem found."""
+    """For each (regex, flags): '' when proven safe, else the first problem found.
+
+    A static problem is final, except a suspicion (SUSPICIONS), which the Node.js
+    trial settles when it can run; every regex without a final static problem is tried.
+    """
     unique = list(dict.fromkeys(pairs))
     for pair in unique:
         if pair not in _static:
             _static[pair] = static_problem(*pair)
+    final = {p: _static[p] for p in unique if _static[p] and _static[p] not in SUSPICIONS}
+    results = None
     if use_node:
-        untried = [p for p in unique if not _static[p] and p not in _tried]
+        untried = [p for p in unique if p not in final and p not in _tried]
         results = trial(untried)
         if results is not None:
             _tried.update(zip(untried, results))
-    return [_static[p] or (_tried.get(p, "") if use_node else "") for p in pairs]
+    tried = use_node and (results is not None or all(p in _tried for p in unique if p not in final))
+    return [final.get(p) or (_tried.get(p, "") if tried else _static[p]) for p in pairs]
 
 
 def rule_regexes(patterns: list[dict], scope: dict) -> list[tuple[str, str, str]]:
