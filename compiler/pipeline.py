@@ -15,7 +15,6 @@ from importlib import resources
 from pathlib import Path
 
 from .. import grammar, schemas
-from .admission import admit_all
 from .conflicts import resolve as resolve_conflicts
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
@@ -109,7 +108,6 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     the file policyc wrote) and the compiler fingerprint matches. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
-    from .extract import Extractor  # Lark and the grammars: not for a run that finds nothing changed
 
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
@@ -181,6 +179,8 @@ def _extract(source: Source, reusable: dict) -> tuple[list, list, list]:
     if (source.file, source.sha256) in reusable:
         imperatives, skipped, prose = reusable[(source.file, source.sha256)]
     else:
+        from .extract import Extractor  # Lark and the grammars: not for a run that finds nothing changed
+
         extractor = Extractor(source)
         try:
             with _time_limit(MAX_SECONDS_PER_FILE):
