@@ -108,6 +108,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     the file policyc wrote) and the compiler fingerprint matches. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
+    from .admission import admit_all  # the ordinary-call sample: not for a run that finds nothing changed
 
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
