@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 _STOP = frozenset("a an the to of in on for with and or any your you we our this that these those be is are it its from by as at into".split())
@@ -24,10 +25,40 @@ def summary_slug(imperative) -> str:
     return "-".join(words[:6]) or "rule"
 
 
-def assign_ids(imperatives) -> None:
-    """Give each imperative its id; a clash gets a suffix from its quote, then an ordinal."""
-    taken: set[str] = set()
+def _sentence(imp) -> tuple:
+    return imp.group_id, " ".join(imp.quote.split())
+
+
+def _trigger(imp) -> tuple | None:
+    if not imp.trigger:
+        return None
+    return imp.group_id, json.dumps([imp.trigger["tool_match"], imp.trigger["patterns"]], sort_keys=True)
+
+
+def assign_ids(imperatives, previous=()) -> None:
+    """Give each imperative its id, keeping the ids of the previous run.
+
+    A rule keeps the id it had when its sentence is unchanged, else when its
+    trigger is (an edited sentence); only then does it get a new id, which
+    never reuses an id of the previous run. So a new sentence can never take
+    over an existing rule's id, nor the overrides the user gave that id.
+    A clash gets a suffix from the quote, then an ordinal.
+    """
+    old = list(previous)
+    taken = {imp.id for imp in imperatives if imp.id}  # items reused from the previous run keep theirs
+    for key in (_sentence, _trigger):
+        known: dict = {}
+        for imp in old:
+            if imp.id not in taken and key(imp) is not None:
+                known.setdefault(key(imp), imp.id)
+        for imp in imperatives:
+            if not imp.id and (found := known.get(key(imp))) and found not in taken:
+                imp.id = found
+                taken.add(found)
+    taken |= {imp.id for imp in old}
     for imp in imperatives:
+        if imp.id:
+            continue
         base = f"enforce-{group_stem(imp.group_id)}-{summary_slug(imp)}"
         candidate = base
         if candidate in taken:

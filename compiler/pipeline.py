@@ -141,7 +141,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
     admit_all(ir.imperatives, {s.file: s for s in ir.sources})
-    assign_ids(ir.imperatives)
+    assign_ids(ir.imperatives, previous.imperatives if previous is not None and reuse else ())
     resolve_conflicts(ir)
     if previous is not None:
         ir.removed = _removed(previous, ir)
