@@ -31,20 +31,23 @@ _PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.{3}|…|\$\{?\w+\}?|\{[^}]*\}|\[[^\]]*
 POSITION = r"(?:^\s*|[;&|(`\n][ \t]*)"
 # What may stand between a command position and the program it runs. Each
 # entry consumes one wrapper with what follows it; any number of them chain
-# (`sudo env CI=1 uv run pytest`). The alternatives start differently, so the
-# chain matches in one way only and cannot backtrack catastrophically.
+# (`sudo env CI=1 uv run pytest`). Wrappers are separated by spaces and tabs
+# only: a newline ends the command, so no chain runs on into the next line
+# (which made the search quadratic on many short lines). Some alternatives share
+# a first character, but each ends at a blank or a slash, so a failed match
+# backtracks at most one wrapper deep (compiler/regex_safety.py's trial checks it).
 _WRAPPERS = (
-    r"(?:sudo|doas|env|command|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)\s+",
-    r"(?:uv|poetry|pipenv|pdm|hatch|pipx|rye)\s+run\s+",  # uv run pytest
-    r"(?:pnpm|npm|yarn|bundle)\s+(?:exec|dlx)\s+",  # pnpm exec eslint, yarn dlx
-    r"bun\s+x\s+",
-    r"python[0-9.]*\s+-m\s+",  # python -m pip
-    r"(?:ba|z|da|k)?sh\s+-[a-z]*c[a-z]*\s+['\"]?",  # bash -c 'git push'
-    r"eval\s+['\"]?",
-    r"timeout\s+\S+\s+",
-    r"(?:-[ugn]|--with)\s+\S+\s+",  # a wrapper option with a value: sudo -u root, uv run --with x
-    r"-\S*\s+",  # any other wrapper option: sudo -E, npx -y, xargs -0
-    r"\w+=(?:'[^']*'|\"[^\"]*\"|\S*)\s+",  # an environment assignment: CI=1
+    r"(?:sudo|doas|env|command|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)[ \t]+",
+    r"(?:uv|poetry|pipenv|pdm|hatch|pipx|rye)[ \t]+run[ \t]+",  # uv run pytest
+    r"(?:pnpm|npm|yarn|bundle)[ \t]+(?:exec|dlx)[ \t]+",  # pnpm exec eslint, yarn dlx
+    r"bun[ \t]+x[ \t]+",
+    r"python[0-9.]*[ \t]+-m[ \t]+",  # python -m pip
+    r"(?:ba|z|da|k)?sh[ \t]+-[a-z]*c[a-z]*[ \t]+['\"]?",  # bash -c 'git push'
+    r"eval[ \t]+['\"]?",
+    r"timeout[ \t]+\S+[ \t]+",
+    r"(?:-[ugn]|--with)[ \t]+\S+[ \t]+",  # a wrapper option with a value: sudo -u root, uv run --with x
+    r"-\S*[ \t]+",  # any other wrapper option: sudo -E, npx -y, xargs -0
+    r"\w+=(?:'[^']*'|\"[^\"]*\"|\S*)[ \t]+",  # an environment assignment: CI=1
     r"[\w.~$-]*/",  # a directory of the program: /usr/bin/, ./node_modules/.bin/
 )
 COMMAND_START = POSITION + "(?:" + "|".join(_WRAPPERS) + ")*"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # ways a test could reach beyond the checkout: a sibling folder, or climbing more than one level up
-_ESCAPES = re.compile(r"\.\./|parents\[[2-9]\]|/work/|\bshared\b\s*/|[\"']shared[\"']")
+_ESCAPES = re.compile(r"(?<![.\w])\.\./|parents\[[2-9]\]|/work/|\bshared\b\s*/|[\"']shared[\"']")
 
 
 def test_no_test_reads_a_path_outside_the_repository():
