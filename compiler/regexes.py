@@ -212,6 +212,7 @@ def _one_glob(glob: str) -> str:
     glob = glob.removeprefix("~/").removeprefix("./")
     from_root = glob.startswith("/")
     glob = re.sub(r"\*\*+", "**", glob.lstrip("/"))
+    glob = re.sub(r"(?<=[^/])\*\*|\*\*(?=[^/])", "*", glob)  # `**` inside a name is a `*` (`*e**e*` is `*e*e*`)
     glob = re.sub(r"(?:\*\*/)+", "**/", glob)  # `**/**/` is one `**/`
     anywhere = glob.startswith("**/")
     glob = glob.removeprefix("**/")
