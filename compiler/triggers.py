@@ -62,6 +62,8 @@ class Lexicon:
         for scope in self.qualifiers["scopes"]:
             if scope["when"].search(text):
                 return list(scope["globs"])
+        if folder := self.qualifiers["folders"].search(text):
+            return [folder.group(1) + "/"]
         paths = [o["text"] for o in objects if o["kind"] == "path" or _PATHLIKE.search(o["text"])]
         if paths and len(paths) == len(objects) and self.qualifiers["paths"].search(text):
             return paths
@@ -94,6 +96,7 @@ def load_lexicon() -> Lexicon:
             "harmless": tuple(re.compile(p) for p in data["qualifiers"]["harmless"]),
             "scopes": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["scopes"]),
             "paths": re.compile(data["qualifiers"]["paths"]),
+            "folders": re.compile(data["qualifiers"]["folders"]),
             "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["sections"]),
         },
     )
@@ -193,10 +196,18 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         if trigger:
             trigger.suggestion = _suggestion(clause)
             if clause.file_scope and kind in ("path", "content"):
-                regexes = [glob_to_regex(g) for g in clause.file_scope]
-                trigger.file_scope = any_of(regexes)
+                trigger.file_scope = scope_regex(clause.file_scope)
             return trigger
     return _prose_trigger(clause, lex)
+
+
+def scope_regex(globs: list[str]) -> str:
+    """A file_scope regex from globs; "!glob" excludes ("in production code": not tests)."""
+    included = [glob_to_regex(g) for g in globs if not g.startswith("!")]
+    excluded = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
+    if not excluded:
+        return any_of(included)
+    return "^(?!.*" + any_of(excluded) + ")" + (f"(?=.*{any_of(included)})" if included else "")
 
 
 _USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")

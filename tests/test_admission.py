@@ -206,7 +206,7 @@ def test_an_admitted_rule_records_its_rate(tmp_path):
     "In `airflow-core`, functions with a `session` parameter must not call `session.commit()`.\n",
     "Never use `#[serde(skip_serializing_if = \"Option::is_none\")]` for v2 API payload fields.\n",
     "Do NOT directly import or call `encoding/json` in business code.\n",
-    "Never use `print()` in production code.\n",
+    "Never use `print()` in request handlers.\n",
     "Don't use `ApplicationError` class in CLI and nodes for throwing errors.\n",
     "Do not use `#[serde(default)]` to model optional collections.\n",
 ])
@@ -231,6 +231,18 @@ def test_a_folder_qualifier_becomes_a_file_scope(tmp_path):
     _, doc = compile_text(tmp_path, "Never use `eval()` in `src/legacy/`.\n")
     (rule,) = doc["rules"]
     assert in_scope(rule, "src/legacy/a.py") and not in_scope(rule, "src/a.py")
+
+
+def test_in_production_code_means_anything_but_tests(tmp_path):
+    _, doc = compile_text(tmp_path, "Never import `@total-typescript/shoehorn` in production code.\n")
+    (rule,) = doc["rules"]
+    assert in_scope(rule, "src/app.ts") and not in_scope(rule, "src/app.test.ts") and not in_scope(rule, "tests/a.ts")
+
+
+def test_a_common_folder_name_is_a_folder(tmp_path):
+    _, doc = compile_text(tmp_path, "Never import `lodash` in src.\n")
+    (rule,) = doc["rules"]
+    assert in_scope(rule, "packages/a/src/index.ts") and not in_scope(rule, "scripts/build.ts")
 
 
 def test_a_language_heading_scopes_the_file_rules_under_it(tmp_path):
