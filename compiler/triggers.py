@@ -15,7 +15,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
-from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, missing_flags_regex
+from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
@@ -248,6 +248,13 @@ def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexico
         same = [o["text"] for o in clause.exceptions if o["kind"] == "code" and o["text"] not in texts]
         if same:
             patterns.append({"field": "command", "regex": command_regex(same, lex.versioned), "flags": "", "negate": True})
+        # "Never use `pip` directly - always use `pipenv`": a command that names the recommended
+        # program (`pip install pipenv`, `pipenv run pip …`) is the way the sentence asks for
+        banned = {t.split()[0] for t in texts if t.split()}
+        named = sorted({o["text"].split()[0] for o in clause.alternatives if o["text"].split()} & lex.programs - banned)
+        if named:
+            regex = r"(?:^|[\s/])" + any_of([js_escape(n) for n in named]) + r"(?![\w-])"
+            patterns.append({"field": "command", "regex": regex, "flags": "", "negate": True})
     elif kind in ("path", "content") and clause.condition:
         for scope in lex.exception_scopes:
             if scope["when_re"].search(clause.condition):

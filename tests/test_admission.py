@@ -378,3 +378,9 @@ def test_admission_serialises_every_field():
     assert Admission.from_json({"decision": "demoted", "gate": "breadth", "reason": "it fires",
                                 "rate": {"fired": 1, "total": 2, "share": 0.5}}) == admission
     assert Admission.from_json(None) is None
+
+
+def test_installing_the_recommended_tool_is_not_using_the_banned_one(tmp_path):
+    _, doc = compile_text(tmp_path, "Never use `pip` directly - always use `pipenv install` or `pipenv run`.\n")
+    assert fires(doc, *bash("pip install requests"))
+    assert fires(doc, *bash("pip install pipenv")) == [] and fires(doc, *bash("pipenv run pip list")) == []
