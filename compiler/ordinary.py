@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -70,16 +71,16 @@ def _strip_header(text: str) -> tuple[str, str | None]:
 
 
 def _hunks(lines: list[str], seed: str) -> list[tuple[int, int]]:
-    """Consecutive line ranges of 10 to 30 lines (a short tail joins the last hunk); sizes from a CRC of the path."""
+    """Consecutive line ranges of 10 to 30 lines, sizes from a CRC of the path; the last two are
+    evened out when the tail would be shorter than 10."""
     spans, start = [], 0
     while start < len(lines):
+        remaining = len(lines) - start
         size = _HUNK_MIN + zlib.crc32(f"{seed}:{start}".encode()) % _HUNK_SPREAD
-        end = min(start + size, len(lines))
-        if spans and end - start < _HUNK_MIN:
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((start, end))
-        start = end
+        if remaining - size < _HUNK_MIN:
+            size = remaining if remaining <= _HUNK_MIN + _HUNK_SPREAD - 1 else remaining // 2
+        spans.append((start, start + size))
+        start += size
     return spans
 
 
@@ -143,15 +144,15 @@ class _Event:
     """One sample event, prepared once: what the evaluator derives from it."""
 
     raw: dict
+    index: int  # its place in the sample
     tool: str
     command: str
     tokens: frozenset[str] | None
     match_input: dict
     subcommands: tuple[str, ...]  # a Bash compound command's parts, env prefixes dropped (harness._compound)
-    texts: dict  # fields -> lower-cased text (the literal quick test)
 
 
-def _prepare(event: dict) -> _Event:
+def _prepare(index: int, event: dict) -> _Event:
     tool_input = event["tool_input"]
     command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
     subcommands: tuple[str, ...] = ()
@@ -159,13 +160,54 @@ def _prepare(event: dict) -> _Event:
         parts = split_compound(command)
         if len(parts) >= 2:
             subcommands = tuple(" ".join(_ENV_PREFIX.sub("", p).split()) for p in parts)
-    return _Event(event, event["tool_name"].lower(), command, command_tokens(command) if command else None,
-                  {**tool_input, "tool_name": event["tool_name"]}, subcommands, {})
+    return _Event(event, index, event["tool_name"].lower(), command, command_tokens(command) if command else None,
+                  {**tool_input, "tool_name": event["tool_name"]}, subcommands)
+
+
+@dataclass(slots=True, eq=False)
+class _Pool:
+    """The events one set of tools meets, indexed for the questions every rule asks."""
+
+    events: tuple[_Event, ...]
+    compound: tuple[_Event, ...]  # the Bash compound commands among them
+    texts: dict = field(default_factory=dict)  # fields -> (the events' lower-cased texts joined by NUL, starts)
+    scopes: dict = field(default_factory=dict)  # active_when (JSON) -> indexes of the events it is active for
+
+    def containing(self, fields: tuple[str, ...], literals: frozenset[str]) -> list[_Event]:
+        """In sample order, the events whose text for these fields holds one of the literals."""
+        if fields not in self.texts:
+            texts = [lowered(e.command, e.match_input, fields) for e in self.events]
+            starts = [0]
+            for text in texts[:-1]:
+                starts.append(starts[-1] + len(text) + 1)
+            self.texts[fields] = ("\0".join(texts), starts)
+        joined, starts = self.texts[fields]
+        found: set[int] = set()
+        for literal in literals:
+            at = joined.find(literal)
+            while at >= 0:
+                n = bisect_right(starts, at) - 1
+                found.add(n)
+                at = joined.find(literal, starts[n + 1]) if n + 1 < len(starts) else -1
+        return [self.events[n] for n in sorted(found)]
+
+    def active(self, scope: dict) -> frozenset[int]:
+        key = json.dumps(scope, sort_keys=True)
+        if key not in self.scopes:
+            rule = {"active_when": scope}
+            self.scopes[key] = frozenset(e.index for e in self.events if active(rule, e.raw))
+        return self.scopes[key]
 
 
 @lru_cache(maxsize=1)
 def _prepared() -> tuple[_Event, ...]:
-    return tuple(_prepare(e) for e in sample())
+    return tuple(_prepare(n, e) for n, e in enumerate(sample()))
+
+
+@lru_cache(maxsize=256)
+def _pool(tools: frozenset[str]) -> _Pool:
+    events = tuple(e for e in _prepared() if "*" in tools or e.tool in tools)
+    return _Pool(events, tuple(e for e in events if e.subcommands))
 
 
 def _key(rule: dict) -> str:
@@ -173,11 +215,11 @@ def _key(rule: dict) -> str:
                                              "enabled", "trigger")], sort_keys=True)
 
 
-def _split_alternatives(body: str) -> list[str] | None:
-    """`body` cut at its top-level `|` (outside groups, classes and escapes); None when unbalanced."""
-    parts, depth, start, n, in_class = [], 0, 0, 0, False
-    while n < len(body):
-        char = body[n]
+def _structure(regex: str):
+    """(index, character, depth before it) of the characters outside escapes and classes."""
+    depth, n, in_class = 0, 0, False
+    while n < len(regex):
+        char = regex[n]
         if char == "\\":
             n += 2
             continue
@@ -185,63 +227,63 @@ def _split_alternatives(body: str) -> list[str] | None:
             in_class = char != "]"
         elif char == "[":
             in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif char == "|" and depth == 0:
-            parts.append(body[start:n])
-            start = n + 1
+        else:
+            yield n, char, depth
+            depth += (char == "(") - (char == ")")
         n += 1
-    parts.append(body[start:])
-    return parts if depth == 0 and not in_class else None
+
+
+def _split_alternatives(regex: str) -> list[str]:
+    """The regex cut at its top-level `|`: one part when it is not an alternation."""
+    cuts = [n for n, char, depth in _structure(regex) if char == "|" and depth == 0]
+    return [regex[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(regex)])]
+
+
+def _mandatory_groups(regex: str) -> list[str]:
+    """The bodies of the top-level non-capturing groups of a concatenation that carry no quantifier:
+    every match holds a match of each."""
+    groups, opened = [], None
+    for n, char, depth in _structure(regex):
+        if char == "(" and depth == 0:
+            opened = n if regex.startswith("(?:", n) else None
+        elif char == ")" and depth == 1 and opened is not None:
+            if regex[n + 1:n + 2] not in ("?", "*", "+", "{"):
+                groups.append(regex[opened + 3:n])
+    return groups
 
 
 @lru_cache(maxsize=8192)
 def _literals(regex: str, depth: int = 0) -> frozenset[str] | None:
     """Lower-case strings one of which every match of the regex contains; None when none is certain.
 
-    The harness's required literal, or, for an alternation such as `(?:\\bnull\\b|\\bundefined\\b)`,
-    the required literal of each alternative: a quick `in` test instead of a regex search."""
+    The harness's required literal; or, for an alternation such as `(?:\\bnull\\b|\\bundefined\\b)`,
+    one for each alternative; or those of a group every match holds. A quick `in` test
+    then stands in for most regex searches."""
     literal = required_literal(regex)
     if literal:
         return frozenset([literal])
-    inner = _split_alternatives(regex[3:-1]) if regex.startswith("(?:") and regex.endswith(")") else None
-    parts = inner if inner and len(inner) > 1 else _split_alternatives(regex)
-    if depth > 3 or not parts or len(parts) < 2:
+    if depth > 4:
         return None
-    found: set[str] = set()
-    for part in parts:
-        literals = _literals(part, depth + 1)
-        if not literals:
-            return None
-        found |= literals
-    return frozenset(found)
+    parts = _split_alternatives(regex)
+    if len(parts) > 1:
+        found = [_literals(part, depth + 1) for part in parts]
+        return None if not all(found) else frozenset().union(*found)
+    for group in _mandatory_groups(regex):
+        found = _literals(group, depth + 1)
+        if found:
+            return found
+    return None
 
 
 def _rule_literals(rule: Rule) -> frozenset[str] | None:
     """What the rule's text must contain for any positive pattern to match (None: no quick test)."""
-    found: set[str] = set()
-    for _, pattern, _ in rule.positives:
+    found = set(rule.literals or ())  # one per pattern, when the harness found them all
+    for _, pattern, _ in rule.positives if not found else ():
         literals = _literals(pattern.pattern)
         if not literals:
             return None
         found |= literals
-    return frozenset(found) or None
-
-
-def _main_hit(rule: Rule, literals: frozenset[str] | None, event: _Event) -> bool:
-    if event.tokens is not None and rule.keywords and not rule.keywords & event.tokens:
-        return False
-    if literals:
-        text = event.texts.get(rule.fields)
-        if text is None:
-            text = event.texts[rule.fields] = lowered(event.command, event.match_input, rule.fields)
-        if not any(literal in text for literal in literals):
-            return False
-    return rule.matches(event.command, event.match_input)
+    return frozenset(found) if found and not any("\0" in literal for literal in found) else None  # NUL joins texts
 
 
 def _compound_hit(rule: Rule, literals: frozenset[str] | None, event: _Event) -> bool:
@@ -273,24 +315,27 @@ def _measure(rule: dict) -> Rate:
         return Rate(0, 0, ())
     prepared = Rule.of(rule)
     literals = _rule_literals(prepared)
-    tools = {t.lower() for t in rule.get("tool_match") or ()}
-    events = _prepared()
-    chosen = events if "*" in tools else [e for e in events if e.tool in tools]
+    tools = frozenset(t.lower() for t in rule.get("tool_match") or ())
+    pool = _pool(tools)
     action = rule.get("action")
-    acts = action is None or action in _ACTING
-    compound = (action is None or action in _COMPOUND_ACTING) and bool(tools & (_BASH_TOOLS | {"*"}))
     scope = {k: v for k, v in (rule.get("active_when") or {}).items() if k in _EVENT_SCOPE}
-    scoped = {"active_when": scope}
-    fired = total = 0
-    examples: list[str] = []
-    for event in chosen:
-        applies = not scope or active(scoped, event.raw)
-        hit = applies and acts and _main_hit(prepared, literals, event)
-        if not hit and compound and event.subcommands and _compound_hit(prepared, literals, event):
-            hit = applies = True  # the compound path ignores active_when
-        total += applies
-        if hit:
-            fired += 1
-            if len(examples) < 3:
-                examples.append(event.raw["origin"])
-    return Rate(fired, total, tuple(examples))
+    applies = pool.active(scope) if scope else None  # None: every event of the pool
+    total = len(pool.events) if applies is None else len(applies)
+    hits: set[int] = set()
+    if action is None or action in _ACTING:
+        for event in pool.containing(prepared.fields, literals) if literals else pool.events:
+            if applies is not None and event.index not in applies:
+                continue
+            if event.tokens is not None and prepared.keywords and not prepared.keywords & event.tokens:
+                continue  # the keyword quick reject
+            if prepared.matches(event.command, event.match_input):
+                hits.add(event.index)
+    if (action is None or action in _COMPOUND_ACTING) and tools & (_BASH_TOOLS | {"*"}):
+        for event in pool.compound:  # the compound path ignores keywords and active_when
+            if event.index not in hits and _compound_hit(prepared, literals, event):
+                hits.add(event.index)
+                if applies is not None and event.index not in applies:
+                    total += 1  # applied by the compound path where its scope is inactive
+    fired = sorted(hits)
+    events = _prepared()
+    return Rate(len(fired), total, tuple(events[n].raw["origin"] for n in fired[:3]))
