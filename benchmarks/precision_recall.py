@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import yaml  # noqa: E402
 
-from closed_world import ACTIONS, compile_corpus_file, label_files, load_labels, score  # noqa: E402
+from closed_world import ACTIONS, compile_corpus_file, label_files, load_labels, repo_path, score  # noqa: E402
 from conftest import DATA  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def closed_world(workdir: Path) -> None:
     for path in label_files():
         doc = load_labels(path)
         tally = Tally()
-        tally.add(score(doc["file"], doc["labels"], compile_corpus_file(doc["file"], workdir)))
+        tally.add(score(repo_path(doc["file"]), doc["labels"], compile_corpus_file(doc["file"], workdir)))
         total.merge(tally)
         print(f"  {doc['file'][:60]:60}  precision {tally.precision():40}  strict recall {tally.recall()}")
     print(f"  {'TOTAL':60}  precision {total.precision():40}  strict recall {total.recall()}")
@@ -92,7 +92,7 @@ def sample(workdir: Path) -> None:
         by_file.setdefault(entry["file"], []).append(entry)
     total = Tally()
     for corpus_file, labels in sorted(by_file.items()):
-        result = score(corpus_file, labels, compile_corpus_file(corpus_file, workdir))
+        result = score(repo_path(corpus_file), labels, compile_corpus_file(corpus_file, workdir))
         lines = {label["line"] for label in labels}
         result.rules = [v for v in result.rules if any(v.rule["source"]["lines"][0] <= n <= v.rule["source"]["lines"][1]
                                                        for n in lines)]

@@ -127,6 +127,8 @@ def _polarity(imp, source, data: _Data):
 
 
 def _object(imp, source, data: _Data):
+    if tool_kind(imp.trigger) == "shell":
+        return None  # a placeholder argument of a command (`git push --force origin <branch>`) matches any argument
     for value in imp.trigger.get("values", []):
         if any(p.search(value) for p in data.placeholders):
             return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None

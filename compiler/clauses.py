@@ -367,7 +367,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             elif positive and word == "not" and seen_object:
                 bucket = parts.rejected
             elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
-                    and part[i + 1].norm not in words["determiners"]:
+                    and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed"):
                 bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
             elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
                 seen_object or sum(t.type == "WORD" for t in parts.main) >= 2
@@ -447,7 +447,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             for qualifier in parts.qualifiers:
                 _read_qualifier(clause, qualifier, lexicon)
             clause.purpose = _qualifier_text(parts.purpose)
-            if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs:
+            if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
+                    and not any(g.startswith("!") for g in clause.file_scope):
                 # "Never write in `/etc/`": the place is what the edit verb acts on
                 clause.objects = [{"kind": "path", "text": glob} for glob in clause.file_scope]
                 clause.file_scope = []

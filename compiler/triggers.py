@@ -15,7 +15,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
-from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, lexicon_regex, mcp_tools, missing_flags_regex
+from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
@@ -62,6 +62,8 @@ class Lexicon:
         for scope in self.qualifiers["scopes"]:
             if scope["when"].search(text):
                 return list(scope["globs"])
+        if folder := self.qualifiers["folders"].search(text):
+            return [folder.group(1) + "/"]
         paths = [o["text"] for o in objects if o["kind"] == "path" or _PATHLIKE.search(o["text"])]
         if paths and len(paths) == len(objects) and self.qualifiers["paths"].search(text):
             return paths
@@ -99,6 +101,7 @@ def load_lexicon() -> Lexicon:
             "harmless": tuple(re.compile(p) for p in data["qualifiers"]["harmless"]),
             "scopes": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["scopes"]),
             "paths": re.compile(data["qualifiers"]["paths"]),
+            "folders": re.compile(data["qualifiers"]["folders"]),
             "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["sections"]),
         },
     )
@@ -198,10 +201,18 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         if trigger:
             trigger.suggestion = _suggestion(clause)
             if clause.file_scope and kind in ("path", "content"):
-                regexes = [glob_to_regex(g) for g in clause.file_scope]
-                trigger.file_scope = any_of(regexes)
+                trigger.file_scope = scope_regex(clause.file_scope)
             return trigger
     return _prose_trigger(clause, lex)
+
+
+def scope_regex(globs: list[str]) -> str:
+    """A file_scope regex from globs; "!glob" excludes ("in production code": not tests)."""
+    included = [glob_to_regex(g) for g in globs if not g.startswith("!")]
+    excluded = [glob_to_regex(g[1:]) for g in globs if g.startswith("!")]
+    if not excluded:
+        return any_of(included)
+    return "^(?!.*" + any_of(excluded) + ")" + (f"(?=.*{any_of(included)})" if included else "")
 
 
 _USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")
@@ -242,6 +253,13 @@ def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexico
         same = [o["text"] for o in clause.exceptions if o["kind"] == "code" and o["text"] not in texts]
         if same:
             patterns.append({"field": "command", "regex": command_regex(same, lex.versioned), "flags": "", "negate": True})
+        # "Never use `pip` directly - always use `pipenv`": a command that names the recommended
+        # program (`pip install pipenv`, `pipenv run pip …`) is the way the sentence asks for
+        banned = {t.split()[0] for t in texts if t.split()}
+        named = sorted({o["text"].split()[0] for o in clause.alternatives if o["text"].split()} & lex.programs - banned)
+        if named:
+            regex = r"(?:^|[\s/])" + any_of([js_escape(n) for n in named]) + r"(?![\w-])"
+            patterns.append({"field": "command", "regex": regex, "flags": "", "negate": True})
     elif kind in ("path", "content") and clause.condition:
         for scope in lex.exception_scopes:
             if scope["when_re"].search(clause.condition):

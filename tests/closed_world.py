@@ -50,6 +50,11 @@ def key(corpus_file: str, label: dict) -> tuple:
     return (corpus_file, label["line"], label["text"])
 
 
+def repo_path(corpus_file: str) -> str:
+    """Where the corpus file lived in its repository (MANIFEST.tsv)."""
+    return {r["file"]: r for r in corpus_manifest()}[corpus_file]["path"]
+
+
 def compile_corpus_file(corpus_file: str, workdir: Path) -> dict:
     """distilled-rules.json for one corpus file laid out at its repository path."""
     row = {r["file"]: r for r in corpus_manifest()}[corpus_file]
@@ -144,7 +149,6 @@ def recall_problems(doc: dict, path: str, label: dict) -> list[str]:
 
 @dataclass
 class FileScore:
-    corpus_file: str
     rules: list[RuleVerdict]
     recall: list[tuple[dict, list[str]]]  # (labelled rule, problems) for every expect != none
 
@@ -153,8 +157,8 @@ class FileScore:
         return [(label, problems) for label, problems in self.recall if not label.get("optional")]
 
 
-def score(corpus_file: str, labels: list[dict], doc: dict) -> FileScore:
-    path = {r["file"]: r for r in corpus_manifest()}[corpus_file]["path"]
+def score(path: str, labels: list[dict], doc: dict) -> FileScore:
+    """Judge every emitted rule of `doc` (compiled from the file at repository `path`) and every labelled rule."""
     verdicts = [judge_rule(rule, labels) for rule in doc["rules"]]
     recall = [(label, recall_problems(doc, path, label)) for label in labels if label["expect"] != "none"]
-    return FileScore(corpus_file, verdicts, recall)
+    return FileScore(verdicts, recall)

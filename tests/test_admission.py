@@ -99,6 +99,9 @@ def test_an_item_recommending_an_alternative_is_not_forbidden_by_its_heading(tmp
     assert_demoted(only(ir), "polarity")
 
 
+SLUG = "." * 3 + "/N8N-1234/fix-ssrf-vulnerability"  # the example, an elided Linear URL
+
+
 # --- object: not an example, a placeholder, an alternative or a token of a subordinate clause ---
 
 @pytest.mark.parametrize("text, call", [
@@ -106,8 +109,7 @@ def test_an_item_recommending_an_alternative_is_not_forbidden_by_its_heading(tmp
     ("Avoid global state (e.g. `window.appState`).\n", write("src/a.ts", "window.appState = 1")),
     ("Never use string matching (regex, `.includes()`, substring checks) to evaluate agent output.\n",
      write("src/a.ts", "if (out.includes('ok')) {}")),
-    ("Never include the URL slug (e.g. `.../N8N-1234/fix-ssrf-vulnerability`).\n",
-     write("src/a.md", ".../N8N-1234/fix-ssrf-vulnerability")),
+    (f"Never include the URL slug (e.g. `{SLUG}`).\n", write("src/a.md", SLUG)),
 ])
 def test_examples_are_not_the_trigger(tmp_path, text, call):
     ir, doc = compile_text(tmp_path, text)
@@ -204,7 +206,7 @@ def test_an_admitted_rule_records_its_rate(tmp_path):
     "In `airflow-core`, functions with a `session` parameter must not call `session.commit()`.\n",
     "Never use `#[serde(skip_serializing_if = \"Option::is_none\")]` for v2 API payload fields.\n",
     "Do NOT directly import or call `encoding/json` in business code.\n",
-    "Never use `print()` in production code.\n",
+    "Never use `print()` in request handlers.\n",
     "Don't use `ApplicationError` class in CLI and nodes for throwing errors.\n",
     "Do not use `#[serde(default)]` to model optional collections.\n",
 ])
@@ -229,6 +231,18 @@ def test_a_folder_qualifier_becomes_a_file_scope(tmp_path):
     _, doc = compile_text(tmp_path, "Never use `eval()` in `src/legacy/`.\n")
     (rule,) = doc["rules"]
     assert in_scope(rule, "src/legacy/a.py") and not in_scope(rule, "src/a.py")
+
+
+def test_in_production_code_means_anything_but_tests(tmp_path):
+    _, doc = compile_text(tmp_path, "Never import `@total-typescript/shoehorn` in production code.\n")
+    (rule,) = doc["rules"]
+    assert in_scope(rule, "src/app.ts") and not in_scope(rule, "src/app.test.ts") and not in_scope(rule, "tests/a.ts")
+
+
+def test_a_common_folder_name_is_a_folder(tmp_path):
+    _, doc = compile_text(tmp_path, "Never import `lodash` in src.\n")
+    (rule,) = doc["rules"]
+    assert in_scope(rule, "packages/a/src/index.ts") and not in_scope(rule, "scripts/build.ts")
 
 
 def test_a_language_heading_scopes_the_file_rules_under_it(tmp_path):
@@ -364,3 +378,9 @@ def test_admission_serialises_every_field():
     assert Admission.from_json({"decision": "demoted", "gate": "breadth", "reason": "it fires",
                                 "rate": {"fired": 1, "total": 2, "share": 0.5}}) == admission
     assert Admission.from_json(None) is None
+
+
+def test_installing_the_recommended_tool_is_not_using_the_banned_one(tmp_path):
+    _, doc = compile_text(tmp_path, "Never use `pip` directly - always use `pipenv install` or `pipenv run`.\n")
+    assert fires(doc, *bash("pip install requests"))
+    assert fires(doc, *bash("pip install pipenv")) == [] and fires(doc, *bash("pipenv run pip list")) == []

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from closed_world import (ACTIONS, CLASSES, MISSES_FILE, compile_corpus_file, key, label_files, load_labels,
-                          load_misses, score)
-from conftest import CORPUS, corpus_manifest
+                          load_misses, repo_path, score)
+from conftest import CORPUS, corpus_manifest, make_project
+from policyc.compiler.pipeline import compile_paths
+from policyc.emitters.guardrules import emit
 
 FILES = {p.name: load_labels(p) for p in label_files()}
 MISSES = load_misses()
@@ -35,7 +37,7 @@ def workdir(tmp_path_factory) -> Path:
 @lru_cache(maxsize=None)
 def _score(corpus_file: str, workdir: Path):
     labels = FILES[f"{corpus_file}.yaml"]["labels"]
-    return score(corpus_file, labels, compile_corpus_file(corpus_file, workdir))
+    return score(repo_path(corpus_file), labels, compile_corpus_file(corpus_file, workdir))
 
 
 def test_label_set_size():
@@ -85,3 +87,30 @@ def test_labelled_rule_is_met(corpus_file, label, workdir):
         assert problems, f"listed as a miss ({reason}) but passes now: remove it from {MISSES_FILE.name}"
     else:
         assert not problems, problems
+
+
+def _publish_rule(label: dict | None, tmp_path: Path):
+    """Score one small AGENTS.md whose line 3 forbids `npm publish`, against one label (or none)."""
+    project = make_project(tmp_path, {"AGENTS.md": "# Rules\n\n- Never run `npm publish`.\n"})
+    doc = emit(compile_paths([project / "AGENTS.md"], project))
+    base = {"line": 3, "text": "Never run `npm publish`.", "class": "backticked-command", "tool": "Bash",
+            "field": "command", "must_match": ["npm publish"], "must_not_match": ["npm test"], "why": "test"}
+    return score("AGENTS.md", [{**base, **label}] if label is not None else [], doc)
+
+
+@pytest.mark.parametrize("label,problem", [
+    ({"expect": "block"}, None),
+    (None, "rule on an unlabelled line"),
+    ({"expect": "none"}, "labelled none"),
+    ({"expect": "ask"}, "labelled ask, emitted block"),
+    ({"expect": "block", "must_not_match": ["npm publish --dry-run"]}, "fires on must_not_match 'npm publish --dry-run'"),
+    ({"expect": "block", "must_match": ["yarn publish"]}, "fires on no must_match input (wrong object)"),
+])
+def test_scoring_names_what_is_wrong(label, problem, tmp_path):
+    result = _publish_rule(label, tmp_path)
+    assert [p for v in result.rules for p in v.problems] == ([problem] if problem else [])
+
+
+def test_recall_counts_inputs_the_rules_miss(tmp_path):
+    result = _publish_rule({"expect": "block", "must_match": ["npm publish", "pnpm publish"]}, tmp_path)
+    assert [p for _, p in result.recall] == [["does not fire on 'pnpm publish'"]]

@@ -93,7 +93,7 @@ def test_the_common_languages_are_there():
     names = {PurePosixPath(e["tool_input"]["file_path"]).name for e in _events("Write")}
     suffixes = {PurePosixPath(name).suffix for name in names}
     assert {".py", ".ts", ".tsx", ".js", ".rs", ".go", ".java", ".cs", ".rb", ".php", ".kt", ".swift", ".sh",
-            ".sql", ".css", ".html", ".yml", ".yaml", ".json", ".toml", ".md"} <= suffixes
+            ".sql", ".css", ".html", ".vue", ".yml", ".yaml", ".json", ".toml", ".md"} <= suffixes
     assert {"Dockerfile", "Makefile", "README.md", "CHANGELOG.md"} <= names
     assert any(e["tool_input"]["file_path"] == ".github/workflows/ci.yml" for e in _events("Write"))
 

@@ -125,7 +125,7 @@ def test_glob_scoped_shell_rules_go_to_pass2_with_their_cause(tmp_path):
     assert rule.pass2_cause == "its source is scoped to files, and a shell or tool call carries no file path"
     cli.main(["compile", "--root", str(root)])
     policy = (root / ".interlinked" / "policies" / "local-cursor-rules-py-mdc.policy.md").read_text()
-    assert "- **rationale**: its source is scoped to files" in policy
+    assert "- **rationale**: demoted from Pass 1 by the scope gate: its source is scoped to files" in policy
 
 
 # --- incremental and subset runs (§3) ---
