@@ -246,6 +246,21 @@ def test_policyc_evaluator_has_no_gaps_and_the_figures():
         print(f"\n{target}: {len(SHAPES) - sum(t == target for t, _ in GAPS)} of {len(SHAPES)} command shapes right")
 
 
+RECOMMENDED = [
+    # (sentence, the form it recommends, which runs the forbidden program behind a wrapper; the forbidden form)
+    ("Never run `pytest` directly; use `uv run pytest`.", "uv run pytest -x", "pytest -x"),
+    ("Always use `uv run python` instead of `python`.", "uv run python app.py", "python app.py"),
+    ("Never call `eslint` directly, always `pnpm exec eslint`.", "pnpm exec eslint src", "eslint src"),
+]
+
+
+@pytest.mark.parametrize("target", ["guardrules", "sondera-v1", "sondera-v2"])
+@pytest.mark.parametrize("sentence, recommended, forbidden", RECOMMENDED)
+def test_the_recommended_wrapper_form_stays_allowed(sentence, recommended, forbidden, target):
+    assert not _outcome(target, sentence, "Bash", {"command": recommended})
+    assert _outcome(target, sentence, "Bash", {"command": forbidden})
+
+
 # --- paths: brace expansion, character classes, stacked wildcards ---
 
 PATHS = [
