@@ -31,7 +31,8 @@ POSITION = r"(?:^\s*|[;&|(`\n]\s*)"
 # (`sudo env CI=1 uv run pytest`). The alternatives start differently, so the
 # chain matches in one way only and cannot backtrack catastrophically.
 _WRAPPERS = (
-    r"(?:sudo|doas|env|command|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)\s+",
+    r"(?:sudo|doas|env|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)\s+",
+    r"command\s+(?:-p\s+|(?=[^-\s]))",  # not `command -v git`, which only looks git up
     r"(?:uv|poetry|pipenv|pdm|hatch|pipx|rye)\s+run\s+",  # uv run pytest
     r"(?:pnpm|npm|yarn|bundle)\s+(?:exec|dlx)\s+",  # pnpm exec eslint, yarn dlx
     r"bun\s+x\s+",

@@ -67,6 +67,7 @@ SHAPES = [
     Shape("pnpm exec", "Never run `eslint`.", "pnpm exec eslint .", "pnpm exec tsc"),
     Shape("yarn dlx", "Never run `eslint`.", "yarn dlx eslint .", "yarn dlx create-app"),
     Shape("bunx", "Never run `eslint`.", "bunx eslint .", "bunx prettier ."),
+    Shape("command", "Never run `eslint`.", "command eslint .", "command -v eslint"),
     # options before a subcommand
     Shape("git -C dir", "Never run `git push`.", "git -C vendor/lib push", "git -C vendor/lib pull"),
     Shape("git -c key=value", "Never run `git push`.", "git -c push.default=current push", "git -c core.pager=cat log"),
@@ -90,7 +91,7 @@ GAPS = {
     # (target, shape): why the target cannot express it
     **{("sondera-v1", s): _V1_WRAPPER for s in (
         "env assignment", "env command", "absolute path", "relative path", "sudo", "sudo -u user", "bash -c", "sh -c",
-        "python -m pip", "python3 -m pytest", "uv run", "npx", "npx -y", "pnpm exec", "yarn dlx", "bunx")},
+        "python -m pip", "python3 -m pytest", "uv run", "npx", "npx -y", "pnpm exec", "yarn dlx", "bunx", "command")},
     ("sondera-v1", "git -C dir"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "git -c key=value"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "longer subcommand"): "sondera-v1 `like` has no word boundary, so `git push*` also matches `git pushx`",
@@ -104,6 +105,7 @@ GAPS = {
     ("sondera-v2", "pnpm exec"): _NOT_PARSED.format(w="`pnpm exec`"),
     ("sondera-v2", "yarn dlx"): _NOT_PARSED.format(w="`yarn dlx`"),
     ("sondera-v2", "bunx"): _NOT_PARSED.format(w="bunx"),
+    ("sondera-v2", "command"): _NOT_PARSED.format(w="`command`"),
     ("sondera-v2", "versioned pip3"): "context.parse.programs holds `pip3`, and the v2 form names the program `pip` exactly",
     ("sondera-v2", "a flag value"): "context.parse keeps no argument order, so the value of `--grep push` reads as the argument `git:push`",
     ("sondera-v2", "pnpm i"): "context.parse keeps no argument order, so `pnpm run install` holds `pnpm:install` too",
