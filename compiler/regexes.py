@@ -209,6 +209,8 @@ def _one_glob(glob: str) -> str:
     glob = re.sub(r"(?:\*\*/)+", "**/", glob)  # `**/**/` is one `**/`
     anywhere = glob.startswith("**/")
     glob = glob.removeprefix("**/")
+    if glob in ("", "*", "**"):  # every file: a regex that cannot match the empty string
+        return "[^/]$"
     is_dir = glob.endswith("/")
     body = _glob_body(glob).replace("(?:|.*/)[^/]*", ".*")
     if body.startswith("[^/]*"):  # `*.py`: any file name, so no anchor is needed

@@ -292,6 +292,7 @@ def test_path_shapes(sentence, hit, miss, target):
         ("**/**/*.py", ["a.py", "x/y/z.py"], ["a.pyc"]),
         ("src/**/x.ts", ["src/x.ts", "/r/src/a/b/x.ts"], ["src/ax.ts"]),
         ("/etc/**", ["/etc/passwd"], ["/x/etc/passwd"]),
+        ("**/*", ["a", "/r/b/c.txt"], [""]),  # every file, yet never the empty string
     ],
 )
 def test_glob_regexes(glob, hits, misses):
