@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import cedarpy
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.pipeline import compile_sources
@@ -434,3 +436,17 @@ def test_v8_reads_every_shape_as_python_does():
     python = [bool(re.search(r, t, re.IGNORECASE if "i" in f else 0)) for r, f, t in cases]
     assert json.loads(done.stdout) == python
     assert len(cases) > 60
+
+
+_PREFIXES = ["", "cd repo && ", "make; ", "true || ", "cat x | ", "(", "echo $(", "echo `", "ls\n"]
+_WRAPPED = ["sudo ", "sudo -E ", "env CI=1 ", "CI=1 ", "nohup ", "timeout 5 ", "xargs -0 ", "bash -c '", 'sh -c "', "uv run ", "npx -y "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(prefix=st.sampled_from(_PREFIXES), wrappers=st.lists(st.sampled_from(_WRAPPED), max_size=3),
+       path=st.sampled_from(["", "/usr/bin/", "./bin/"]), tail=st.sampled_from(["", " origin main", " --tags"]))
+def test_any_chain_of_wrappers_at_any_position_fires(prefix, wrappers, path, tail):
+    regex = command_regex(["git push"])
+    command = prefix + "".join(wrappers) + path + "git push" + tail
+    assert re.search(regex, command), command
+    assert not re.search(regex, prefix + "echo " + "".join(wrappers) + path + "git push" + tail)
