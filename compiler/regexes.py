@@ -23,8 +23,9 @@ _NOT_JS = re.compile(r"\(\?P[<=]|\(\?[aiLmsux]+\)|\(\?[aiLmsux-]+:|\\[AZz]|\(\?#
 _ANGLE = re.compile(r"<[^<>]*>")
 _PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.{3}|…|\$\{?\w+\}?|\{[^}]*\}|\[[^\]]*\])$")
 
-# Where a shell command starts: the start of the text, or after ; & | ( $( a
-# backtick or a newline (the separators the harness splits compounds on, §3.8).
+# Where a shell command starts: the start of the text, after the separators the
+# harness splits compounds on (; & | and a newline, §3.8), or inside a subshell
+# or substitution: ( $( and a backtick.
 POSITION = r"(?:^\s*|[;&|(`\n]\s*)"
 # What may stand between a command position and the program it runs. Each
 # entry consumes one wrapper with what follows it; any number of them chain
