@@ -194,13 +194,14 @@ def glob_to_regex(glob: str) -> str:
     glob = glob.strip().strip("`")
     try:
         expanded = bracex.expand(glob, limit=_MAX_BRACE_EXPANSION)
-    except bracex.ExpansionLimitException:
+    except bracex.ExpansionLimitException:  # too many combinations: each brace group an alternation
         expanded = [glob]
     return any_of(list(dict.fromkeys(_one_glob(g) for g in expanded)))
 
 
 _MAX_BRACE_EXPANSION = 32
-_GLOB_LITERAL = re.compile(r"[^*?\[/]+")
+_GLOB_LITERAL = re.compile(r"[^*?\[{/]+")
+_BRACE_GROUP = re.compile(r"\{[^{}/]*\}")
 
 
 def _one_glob(glob: str) -> str:
@@ -224,9 +225,10 @@ def _one_glob(glob: str) -> str:
 
 
 def _glob_body(glob: str) -> str:
-    """The regex of a glob without braces. A star before a one-character
-    literal and another star stops at the first place it fits (`*a*` ->
-    `[^/a]*a[^/]*`), so `*a*a*` matches in one way only."""
+    """The regex of a glob whose braces are expanded, or, when they give too many
+    combinations, each brace group as an alternation. A star before a
+    one-character literal and another star stops at the first place it fits
+    (`*a*` -> `[^/a]*a[^/]*`), so `*a*a*` matches in one way only."""
     out, i = [], 0
     while i < len(glob):
         if glob.startswith("**/", i):
@@ -243,6 +245,9 @@ def _glob_body(glob: str) -> str:
         elif glob[i] == "?":
             out.append("[^/]")
             i += 1
+        elif (group := _BRACE_GROUP.match(glob, i)) and len(spellings := _brace_spellings(group.group())) > 1:
+            out.append("(?:" + "|".join(_glob_body(g) for g in spellings) + ")")
+            i = group.end()
         elif glob[i] == "[" and (end := glob.find("]", i + 2)) > 0:
             inner = glob[i + 1:end]
             negated = inner[:1] in ("!", "^")
@@ -253,6 +258,13 @@ def _glob_body(glob: str) -> str:
             out.append(js_escape(glob[i]))
             i += 1
     return "".join(out)
+
+
+def _brace_spellings(group: str) -> list[str]:
+    try:
+        return list(dict.fromkeys(bracex.expand(group, limit=_MAX_BRACE_EXPANSION * 8)))
+    except bracex.ExpansionLimitException:
+        return [group]
 
 
 _MCP_FULL = re.compile(r"^mcp__[\w-]+__[\w-]+$")

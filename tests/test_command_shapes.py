@@ -295,6 +295,8 @@ def test_path_shapes(sentence, hit, miss, target):
         ("src/**/x.ts", ["src/x.ts", "/r/src/a/b/x.ts"], ["src/ax.ts"]),
         ("/etc/**", ["/etc/passwd"], ["/x/etc/passwd"]),
         ("**/*", ["a", "/r/b/c.txt"], [""]),  # every file, yet never the empty string
+        ("logs/day{1..40}.txt", ["/r/logs/day17.txt"], ["/r/logs/day41.txt"]),  # past 32 combinations: one alternation per group
+        ("x/{a,b}/{c,d}/{e,f}/{g,h}/{i,j}/{k,l}/", ["x/a/d/e/h/i/l/1"], ["x/a/d/e/h/i/m/1"]),
     ],
 )
 def test_glob_regexes(glob, hits, misses):
