@@ -7,6 +7,8 @@ compound-command path, which ignores roles, active_when and keywords. The
 emitted regexes are in the JavaScript subset that Python's `re` reads the
 same way (compiler/regexes.py), so Python evaluates them as V8 would.
 Rules are indexed by tool so an event only meets the rules that can fire.
+Beyond the harness, a MultiEdit call's edits are read one by one, and a
+decision that only they give names the harness's blind spot in `defects`.
 """
 
 from __future__ import annotations

@@ -24,10 +24,10 @@ _ANGLE = re.compile(r"<[^<>]*>")
 _PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.{3}|…|\$\{?\w+\}?|\{[^}]*\}|\[[^\]]*\])$")
 
 # Where a shell command starts: the start of the text (after any white space),
-# or after ; & | ( $( a backtick or a newline (the separators the harness splits
-# compounds on, §3.8) and spaces or tabs. The separator and the white space after
-# it share no character, so a run of newlines is read in one pass (a `\s*` after
-# a newline made the search quadratic on such a run).
+# after the separators the harness splits compounds on (; & | and a newline,
+# §3.8), or inside a subshell or substitution: ( $( and a backtick, then spaces
+# or tabs. The separator and the blanks after it share no character, so a run of
+# newlines is read in one pass (a `\s*` after a newline made it quadratic).
 POSITION = r"(?:^\s*|[;&|(`\n][ \t]*)"
 # What may stand between a command position and the program it runs. Each
 # entry consumes one wrapper with what follows it; any number of them chain
@@ -37,7 +37,8 @@ POSITION = r"(?:^\s*|[;&|(`\n][ \t]*)"
 # a first character, but each ends at a blank or a slash, so a failed match
 # backtracks at most one wrapper deep (compiler/regex_safety.py's trial checks it).
 _WRAPPERS = (
-    r"(?:sudo|doas|env|command|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)[ \t]+",
+    r"(?:sudo|doas|env|builtin|exec|nohup|time|nice|xargs|npx|bunx|pnpx|uvx)[ \t]+",
+    r"command[ \t]+(?:-p[ \t]+|(?=[^-\s]))",  # not `command -v git`, which only looks git up
     r"(?:uv|poetry|pipenv|pdm|hatch|pipx|rye)[ \t]+run[ \t]+",  # uv run pytest
     r"(?:pnpm|npm|yarn|bundle)[ \t]+(?:exec|dlx)[ \t]+",  # pnpm exec eslint, yarn dlx
     r"bun[ \t]+x[ \t]+",
@@ -199,13 +200,14 @@ def glob_to_regex(glob: str) -> str:
     glob = glob.strip().strip("`")
     try:
         expanded = bracex.expand(glob, limit=_MAX_BRACE_EXPANSION)
-    except bracex.ExpansionLimitException:
+    except bracex.ExpansionLimitException:  # too many combinations: each brace group an alternation
         expanded = [glob]
     return any_of(list(dict.fromkeys(_one_glob(g) for g in expanded)))
 
 
 _MAX_BRACE_EXPANSION = 32
-_GLOB_LITERAL = re.compile(r"[^*?\[/]+")
+_GLOB_LITERAL = re.compile(r"[^*?\[{/]+")
+_BRACE_GROUP = re.compile(r"\{[^{}/]*\}")
 
 
 def _one_glob(glob: str) -> str:
@@ -216,6 +218,8 @@ def _one_glob(glob: str) -> str:
     glob = re.sub(r"(?:\*\*/)+", "**/", glob)  # `**/**/` is one `**/`
     anywhere = glob.startswith("**/")
     glob = glob.removeprefix("**/")
+    if glob in ("", "*", "**"):  # every file: a regex that cannot match the empty string
+        return "[^/]$"
     is_dir = glob.endswith("/")
     body = _glob_body(glob).replace("(?:|.*/)[^/]*", ".*")
     if body.startswith("[^/]*"):  # `*.py`: any file name, so no anchor is needed
@@ -228,9 +232,10 @@ def _one_glob(glob: str) -> str:
 
 
 def _glob_body(glob: str) -> str:
-    """The regex of a glob without braces. A star before a one-character
-    literal and another star stops at the first place it fits (`*a*` ->
-    `[^/a]*a[^/]*`), so `*a*a*` matches in one way only."""
+    """The regex of a glob whose braces are expanded, or, when they give too many
+    combinations, each brace group as an alternation. A star before a
+    one-character literal and another star stops at the first place it fits
+    (`*a*` -> `[^/a]*a[^/]*`), so `*a*a*` matches in one way only."""
     out, i = [], 0
     while i < len(glob):
         if glob.startswith("**/", i):
@@ -247,6 +252,9 @@ def _glob_body(glob: str) -> str:
         elif glob[i] == "?":
             out.append("[^/]")
             i += 1
+        elif (group := _BRACE_GROUP.match(glob, i)) and len(spellings := _brace_spellings(group.group())) > 1:
+            out.append("(?:" + "|".join(_glob_body(g) for g in spellings) + ")")
+            i = group.end()
         elif glob[i] == "[" and (end := glob.find("]", i + 2)) > 0:
             inner = glob[i + 1:end]
             negated = inner[:1] in ("!", "^")
@@ -257,6 +265,13 @@ def _glob_body(glob: str) -> str:
             out.append(js_escape(glob[i]))
             i += 1
     return "".join(out)
+
+
+def _brace_spellings(group: str) -> list[str]:
+    try:
+        return list(dict.fromkeys(bracex.expand(group, limit=_MAX_BRACE_EXPANSION * 8)))
+    except bracex.ExpansionLimitException:
+        return [group]
 
 
 _MCP_FULL = re.compile(r"^mcp__[\w-]+__[\w-]+$")

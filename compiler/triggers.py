@@ -169,10 +169,15 @@ def _keywords(commands: list[str], versioned: frozenset[str]) -> list[str]:
     return keys
 
 
-def _suggestion(clause: Clause) -> str:
-    alternatives = [o["text"] for o in clause.alternatives]
+def _recommended(clause: Clause) -> list[str]:
+    """What the source says to use instead."""
     if clause.marker.marker_class in ("block-positive", "advisory") and clause.instead_of:
-        alternatives = [o["text"] for o in clause.objects]
+        return [o["text"] for o in clause.objects]
+    return [o["text"] for o in clause.alternatives]
+
+
+def _suggestion(clause: Clause) -> str:
+    alternatives = _recommended(clause)
     if not alternatives:
         return ""
     return "Use " + " or ".join(f"`{a}`" for a in alternatives) + " instead."
@@ -251,6 +256,9 @@ def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexico
     patterns = []
     if kind == "command":
         same = [o["text"] for o in clause.exceptions if o["kind"] == "code" and o["text"] not in texts]
+        # the recommended form stays allowed when it runs the forbidden program behind a wrapper (`uv run pytest`)
+        forbidden = re.compile(command_regex(texts, lex.versioned))
+        same += [t for t in _recommended(clause) if forbidden.search(t) and t not in same + texts]
         if same:
             patterns.append({"field": "command", "regex": command_regex(same, lex.versioned), "flags": "", "negate": True})
         # "Never use `pip` directly - always use `pipenv`": a command that names the recommended

@@ -180,7 +180,8 @@ def lower(regex: str, flags: str = "") -> LikeForm:
             seen.add(key)
             unique.append(alt)
     if _CASE_NOTE in lowering.notes:
-        unique = [variant for alt in unique for variant in _case_variants(alt)]
+        variants = {(v.glob(), tuple(v.excludes), tuple(v.requires)): v for alt in unique for v in _case_variants(alt)}
+        unique = list(variants.values())
     return LikeForm(unique, exact=not lowering.notes, notes=lowering.notes)
 
 

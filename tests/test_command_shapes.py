@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import cedarpy
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.pipeline import compile_sources
@@ -67,6 +69,7 @@ SHAPES = [
     Shape("pnpm exec", "Never run `eslint`.", "pnpm exec eslint .", "pnpm exec tsc"),
     Shape("yarn dlx", "Never run `eslint`.", "yarn dlx eslint .", "yarn dlx create-app"),
     Shape("bunx", "Never run `eslint`.", "bunx eslint .", "bunx prettier ."),
+    Shape("command", "Never run `eslint`.", "command eslint .", "command -v eslint"),
     # options before a subcommand
     Shape("git -C dir", "Never run `git push`.", "git -C vendor/lib push", "git -C vendor/lib pull"),
     Shape("git -c key=value", "Never run `git push`.", "git -c push.default=current push", "git -c core.pager=cat log"),
@@ -90,7 +93,7 @@ GAPS = {
     # (target, shape): why the target cannot express it
     **{("sondera-v1", s): _V1_WRAPPER for s in (
         "env assignment", "env command", "absolute path", "relative path", "sudo", "sudo -u user", "bash -c", "sh -c",
-        "python -m pip", "python3 -m pytest", "uv run", "npx", "npx -y", "pnpm exec", "yarn dlx", "bunx")},
+        "python -m pip", "python3 -m pytest", "uv run", "npx", "npx -y", "pnpm exec", "yarn dlx", "bunx", "command")},
     ("sondera-v1", "git -C dir"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "git -c key=value"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "longer subcommand"): "sondera-v1 `like` has no word boundary, so `git push*` also matches `git pushx`",
@@ -104,6 +107,7 @@ GAPS = {
     ("sondera-v2", "pnpm exec"): _NOT_PARSED.format(w="`pnpm exec`"),
     ("sondera-v2", "yarn dlx"): _NOT_PARSED.format(w="`yarn dlx`"),
     ("sondera-v2", "bunx"): _NOT_PARSED.format(w="bunx"),
+    ("sondera-v2", "command"): _NOT_PARSED.format(w="`command`"),
     ("sondera-v2", "versioned pip3"): "context.parse.programs holds `pip3`, and the v2 form names the program `pip` exactly",
     ("sondera-v2", "a flag value"): "context.parse keeps no argument order, so the value of `--grep push` reads as the argument `git:push`",
     ("sondera-v2", "pnpm i"): "context.parse keeps no argument order, so `pnpm run install` holds `pnpm:install` too",
@@ -246,6 +250,21 @@ def test_policyc_evaluator_has_no_gaps_and_the_figures():
         print(f"\n{target}: {len(SHAPES) - sum(t == target for t, _ in GAPS)} of {len(SHAPES)} command shapes right")
 
 
+RECOMMENDED = [
+    # (sentence, the form it recommends, which runs the forbidden program behind a wrapper; the forbidden form)
+    ("Never run `pytest` directly; use `uv run pytest`.", "uv run pytest -x", "pytest -x"),
+    ("Always use `uv run python` instead of `python`.", "uv run python app.py", "python app.py"),
+    ("Never call `eslint` directly, always `pnpm exec eslint`.", "pnpm exec eslint src", "eslint src"),
+]
+
+
+@pytest.mark.parametrize("target", ["guardrules", "sondera-v1", "sondera-v2"])
+@pytest.mark.parametrize("sentence, recommended, forbidden", RECOMMENDED)
+def test_the_recommended_wrapper_form_stays_allowed(sentence, recommended, forbidden, target):
+    assert not _outcome(target, sentence, "Bash", {"command": recommended})
+    assert _outcome(target, sentence, "Bash", {"command": forbidden})
+
+
 # --- paths: brace expansion, character classes, stacked wildcards ---
 
 PATHS = [
@@ -275,6 +294,9 @@ def test_path_shapes(sentence, hit, miss, target):
         ("**/**/*.py", ["a.py", "x/y/z.py"], ["a.pyc"]),
         ("src/**/x.ts", ["src/x.ts", "/r/src/a/b/x.ts"], ["src/ax.ts"]),
         ("/etc/**", ["/etc/passwd"], ["/x/etc/passwd"]),
+        ("**/*", ["a", "/r/b/c.txt"], [""]),  # every file, yet never the empty string
+        ("logs/day{1..40}.txt", ["/r/logs/day17.txt"], ["/r/logs/day41.txt"]),  # past 32 combinations: one alternation per group
+        ("x/{a,b}/{c,d}/{e,f}/{g,h}/{i,j}/{k,l}/", ["x/a/d/e/h/i/l/1"], ["x/a/d/e/h/i/m/1"]),
     ],
 )
 def test_glob_regexes(glob, hits, misses):
@@ -416,3 +438,17 @@ def test_v8_reads_every_shape_as_python_does():
     python = [bool(re.search(r, t, re.IGNORECASE if "i" in f else 0)) for r, f, t in cases]
     assert json.loads(done.stdout) == python
     assert len(cases) > 60
+
+
+_PREFIXES = ["", "cd repo && ", "make; ", "true || ", "cat x | ", "(", "echo $(", "echo `", "ls\n"]
+_WRAPPED = ["sudo ", "sudo -E ", "env CI=1 ", "CI=1 ", "nohup ", "timeout 5 ", "xargs -0 ", "bash -c '", 'sh -c "', "uv run ", "npx -y "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(prefix=st.sampled_from(_PREFIXES), wrappers=st.lists(st.sampled_from(_WRAPPED), max_size=3),
+       path=st.sampled_from(["", "/usr/bin/", "./bin/"]), tail=st.sampled_from(["", " origin main", " --tags"]))
+def test_any_chain_of_wrappers_at_any_position_fires(prefix, wrappers, path, tail):
+    regex = command_regex(["git push"])
+    command = prefix + "".join(wrappers) + path + "git push" + tail
+    assert re.search(regex, command), command
+    assert not re.search(regex, prefix + "echo " + "".join(wrappers) + path + "git push" + tail)

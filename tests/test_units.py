@@ -10,7 +10,7 @@ from policyc.compiler.blocks import parse_blocks
 from policyc.compiler.checks import node_problems
 from policyc.compiler.clauses import find_markers, split_sentences, strongest
 from policyc.compiler.harness import rule_fires
-from policyc.compiler.regexes import COMMAND_START, command_regex, glob_to_regex, lexicon_regex, redos_reasons
+from policyc.compiler.regexes import COMMAND_START, command_regex, glob_to_regex, lexicon_regex, missing_flags_regex, redos_reasons
 from policyc.compiler.triggers import load_lexicon
 from policyc.emitters.cedar_lowering import _parse_condition
 from policyc.emitters.like import lower
@@ -90,6 +90,15 @@ def test_command_regex_anchors_at_a_command_position(command, hit):
 )
 def test_command_regex_reads_aliases_wrappers_and_versions(commands, command, hit):
     assert bool(re.search(command_regex(commands, frozenset({"pip"})), command)) is hit
+
+
+@pytest.mark.parametrize(
+    "command, hit",
+    [("pytest -x", True), ("python -m pytest -x", True), ("./venv/bin/pytest", True), ("uv run pytest --reuse-db -x", False),
+     ("pytest --reuse-db", False), ("pytest-watch", False)],
+)
+def test_missing_flags_regex_sees_wrapped_runs(command, hit):
+    assert bool(re.search(missing_flags_regex("pytest --reuse-db"), command)) is hit
 
 
 def test_lexicon_placeholders_are_filled():
