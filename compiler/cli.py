@@ -30,7 +30,7 @@ from . import diff as diffs
 from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
-from .output import LockError, find_root, locked, write_atomic
+from .output import LockError, OutputError, find_root, locked, write_atomic
 from .pipeline import SEAL_NAME, compile_sources, keep_failed, load_sources, merge_previous, same_compiler, seal, sealed
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
@@ -117,8 +117,8 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
     if failures:  # §12: a failing rule file is never written, nor anything beside it
         return doc, failures, False
     if review:
-        write_atomic(project.rules(review=True), files["distilled-rules.json"])
-        write_atomic(project.ir(review=True), files["policy.ir.json"])
+        write_atomic(project.rules(review=True), files["distilled-rules.json"], project.out)
+        write_atomic(project.ir(review=True), files["policy.ir.json"], project.out)
         return doc, failures, True
     schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
     for where, message in cedar_check(files, schemas):
@@ -127,8 +127,8 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
         files.pop(path, None)  # this Cedar file is not written,
         (project.out / path).unlink(missing_ok=True)  # and last run's copy must not pass for it
     for path, text in files.items():
-        write_atomic(project.out / path, text)
-    write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]))
+        write_atomic(project.out / path, text, project.out)
+    write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]), project.out)
     return doc, failures, True
 
 
@@ -250,7 +250,7 @@ def _accept(args) -> int:
             return _report(ir, doc, project.rules(), (failures, False), args)
         reviewed = json.loads(review_rules.read_text(encoding="utf-8"))
         reviewed["cedar_target"] = args.cedar_target  # the policies/ just written
-        write_atomic(project.rules(), json.dumps(reviewed, indent=2, ensure_ascii=False) + "\n")  # the file as reviewed
+        write_atomic(project.rules(), json.dumps(reviewed, indent=2, ensure_ascii=False) + "\n", project.out)  # the file as reviewed
         review_rules.unlink()
         review_ir.unlink()
     return _report(ir, doc, project.rules(), (failures, True), args)
@@ -338,8 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, LockError) as exc:
         stderr(f"error: {exc}")
         return 2
-    except overrides_file.OverridesError as exc:
+    except (overrides_file.OverridesError, OutputError) as exc:
         stderr(f"error: {exc}")
+        return 1
+    except OSError as exc:  # a full disk, a read-only folder, --out naming a file: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        stderr(f"error: {where}{exc.strerror or exc}; nothing more was written")
         return 1
 
 

@@ -60,7 +60,7 @@ def trigger_signal(imp) -> str:
     """What the Tier 2 gate looks for in one tool call plus the trajectory."""
     trigger = imp.trigger
     roles = imp.applies_to_roles
-    role = f" when the acting agent's role is {roles[0]}" if roles else ""
+    role = f" when the acting agent's role is {md_code(roles[0])}" if roles else ""
     if imp.sequence:
         requires = " or ".join(md_code(c) for c in imp.sequence["requires"])
         return (f"The agent runs {md_code(imp.sequence['event'])} and the trajectory shows no {requires} "
@@ -68,7 +68,7 @@ def trigger_signal(imp) -> str:
     if trigger is None:
         verb = imp.clause.get("verb")
         objects = ", ".join(md_code(o["text"]) for o in imp.clause.get("objects", []))
-        what = f" ({verb} {objects})".rstrip() if verb or objects else ""
+        what = " (" + " ".join(filter(None, [md_text(verb) if verb else "", objects])) + ")" if verb or objects else ""
         clause = "must not be done" if imp.polarity == "negative" else "is required and missing"
         return f"The tool call or recent trajectory shows that what the source describes {clause}{what}: {md_code(imp.quote)}{role}."
     doing = _TOOL_WORDS.get(trigger["kind"].split(":")[0], "makes a tool call")
