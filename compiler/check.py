@@ -49,9 +49,9 @@ def read_events(path: Path) -> tuple[list[dict | None], list[str]]:
             if not isinstance(event, dict):
                 raise ValueError("not a JSON object")
             events.append(event)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             events.append(None)
-            errors.append(f"{path}:{number}: not an event: {exc}")
+            errors.append(f"{path}:{number}: not an event: {exc if isinstance(exc, ValueError) else 'nested too deeply'}")
     return events, errors
 
 

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 
 from . import overrides as overrides_file
+from .checks import schema_error
 from .conflicts import shadowed
 from .ir import PolicyIR, lines_label
 from .output import locked
@@ -64,6 +65,8 @@ def _closest(name: str, candidates: list[str]) -> str:
 
 def load_state(project: Project) -> State:
     doc = project.load_rules()
+    if error := schema_error("distilled-rules.schema.json", doc):  # a broken file is named, never a traceback
+        raise UsageError(f"{project.rules()}: not a distilled-rules file ({error}); run `policyc compile` to rebuild it")
     try:
         ir = load_ir(project.ir(), validate=False) if project.ir().is_file() else None
     except ValueError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..compiler.ids import group_stem
+from ..compiler.sondera import cedar_string
 
 _TOOL_WORDS = {"command": "runs a shell command", "path": "writes or edits a file", "content": "writes file content",
                "mcp": "calls the tool",
@@ -54,6 +55,24 @@ def md_fence(text: str, info: str = "") -> str:
     longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
     fence = "`" * (longest + 1)
     return f"{fence}{info}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
+
+
+def cedar_like(glob: str) -> str:
+    """A Cedar `like` pattern literal from a glob that writes a literal star `\\*` and a literal backslash `\\\\`.
+
+    Cedar reads `\\*` inside a pattern as a literal star, so that escape is kept
+    as it is (escaping its backslash would turn it into a backslash and a
+    wildcard); every other character is escaped as in any Cedar string.
+    """
+    out, i = [], 0
+    while i < len(glob):
+        if glob[i] == "\\" and glob[i + 1 : i + 2] in ("*", "\\"):
+            out.append("\\" + glob[i + 1])
+            i += 2
+            continue
+        out.append(cedar_string(glob[i])[1:-1])
+        i += 1
+    return '"' + "".join(out) + '"'
 
 
 def trigger_signal(imp) -> str:
