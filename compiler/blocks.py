@@ -137,6 +137,15 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
     return tokens
 
 
+def _with_gaps(tokens: list[Token]) -> tuple[str, ...]:
+    """The lines of several tokens, with the blank lines between them kept: line i of a block is line start + i."""
+    lines: list[str] = []
+    for token in tokens:
+        lines += [""] * (token.line - tokens[0].line - len(lines))
+        lines += token.lines
+    return tuple(lines)
+
+
 class _ToBlocks(Transformer):
     """Turn the LALR parse of line tokens into Block objects."""
 
@@ -146,7 +155,7 @@ class _ToBlocks(Transformer):
             kind=kind,
             start=tokens[0].line,
             end=tokens[-1].line + len(tokens[-1].lines) - 1,
-            lines=tuple(tokens[0].lines) if len(tokens) == 1 else tuple(line for t in tokens for line in t.lines),
+            lines=tuple(tokens[0].lines) if len(tokens) == 1 else _with_gaps(tokens),
             depth=tokens[0].depth if depth is None else depth,
         )
 

@@ -27,7 +27,7 @@ import os
 import sys
 from pathlib import Path
 
-from .output import LockError, find_root, locked, write_atomic
+from .output import LockError, OutputError, find_root, locked, write_atomic
 from .project import Project, UsageError, load_ir, open_project, stderr
 
 # Each verb imports its own modules when it runs (the hook, --help and `list` never load Lark,
@@ -208,9 +208,9 @@ def write_artifacts(ir, project: Project, target: str, review: bool = False) -> 
     for path in deleted:
         (project.out / path).unlink(missing_ok=True)  # a file that failed validation must not pass for this run's
     for path, text in files.items():
-        write_atomic(project.out / path, text)
+        write_atomic(project.out / path, text, project.out)
     if "policy.ir.json" in files:  # the live IR: record what policyc wrote, so an edited copy is never trusted
-        write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]))
+        write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]), project.out)
     return doc, failures, True
 
 
@@ -410,7 +410,7 @@ def _accept(args) -> int:
             return _report(ir, doc, project.rules(), (failures, False), args)
         reviewed = json.loads(review_rules.read_text(encoding="utf-8"))
         reviewed["cedar_target"] = args.cedar_target  # the policies/ just written
-        write_atomic(project.rules(), json.dumps(reviewed, indent=2, ensure_ascii=False) + "\n")  # the file as reviewed
+        write_atomic(project.rules(), json.dumps(reviewed, indent=2, ensure_ascii=False) + "\n", project.out)  # the file as reviewed
         review_rules.unlink()
         review_ir.unlink()
     return _report(ir, doc, project.rules(), (failures, True), args)
@@ -590,8 +590,12 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, LockError) as exc:
         stderr(f"error: {exc}")
         return 2
-    except overrides_file.OverridesError as exc:
+    except (overrides_file.OverridesError, OutputError) as exc:
         stderr(f"error: {exc}")
+        return 1
+    except OSError as exc:  # a full disk, a read-only folder, --out naming a file: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        stderr(f"error: {where}{exc.strerror or exc}; nothing more was written")
         return 1
 
 

@@ -3,7 +3,8 @@
 Two Pass 1 rules collide when their trigger, tools, patterns and scope are
 the same: they merge into the rule of the higher-precedence source, which
 takes the strictest action of the pair. A rule from a higher-precedence
-source that is strictly broader suppresses a narrower one (spec Example 8).
+source that is strictly broader, and at least as strict, suppresses a
+narrower one (spec Example 8).
 "Broader" is decided soundly and only where it can be: between command rules
 whose commands are token prefixes of each other (both regexes built by
 `regexes.command_regex`), and between a command rule and a prose trigger
@@ -113,24 +114,20 @@ def _suppress_covered(ir: PolicyIR, bucket: list[Imperative], precedence: dict, 
     for position, found in enumerate(prefixes):
         for head in sorted({p[0] for p in found or [] if p}):
             by_head.setdefault(head, []).append(position)
+    settled = {c["id"]: c["action"] for c in ir.conflicts}
     for i, broad in enumerate(bucket):
         if broad.trigger["kind"] != "command" or broad.id in covered or not prefixes[i]:
             continue
+        strictness = STRICTNESS.get(settled.get(broad.id, broad.action), 0)
         candidates = sorted({j for p in prefixes[i] if p for j in by_head.get(p[0], []) if j > i})
-        # a broader rule speaks only for narrower rules no stricter than itself: absorbing a
-        # stricter one would escalate every call the broad rule covers ("avoid `git push`"
-        # must not become a block on every push because "never `git push --force`" exists)
+        # a broader rule speaks for a narrower one only when it is at least as strict: suppressing a
+        # stricter one would either weaken it or, by raising the broad rule, block everything it covers
         narrower = [bucket[j] for j in candidates if bucket[j].id not in covered and _broader(broad, bucket[j], prefixes[i], prefixes[j])
                     and precedence.get(broad.file, 99) < precedence.get(bucket[j].file, 99)
-                    and STRICTNESS.get(_action(ir, bucket[j]), 0) <= STRICTNESS.get(_action(ir, broad), 0)]
+                    and strictness >= STRICTNESS.get(settled.get(bucket[j].id, bucket[j].action), 0)]
         if narrower:
             covered.update(n.id for n in narrower)
             _merge(ir, broad, narrower, "strictly broader rule")
-
-
-def _action(ir: PolicyIR, imp: Imperative) -> str:
-    """A rule's action after the merges so far (the strictest of the rules it already speaks for)."""
-    return next((c["action"] for c in ir.conflicts if c["id"] == imp.id), imp.action)
 
 
 def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:

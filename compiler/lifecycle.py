@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from . import overrides as overrides_file
+from .checks import schema_error
 from .conflicts import shadowed
 from .ir import PolicyIR, lines_label
 from .output import locked
@@ -64,6 +65,8 @@ def _closest(name: str, candidates: list[str]) -> str:
 
 def load_state(project: Project) -> State:
     doc = project.load_rules()
+    if error := schema_error("distilled-rules.schema.json", doc):  # a broken file is named, never a traceback
+        raise UsageError(f"{project.rules()}: not a distilled-rules file ({error}); run `policyc compile` to rebuild it")
     try:
         ir = load_ir(project.ir(), validate=False) if project.ir().is_file() else None
     except ValueError:
@@ -142,9 +145,12 @@ def show(state: State, rule_id: str) -> dict:
 
 # --- writing verbs: each returns the message it prints ---
 
-def _save(state: State, message: str) -> str:
+def _save(state: State, change, message: str) -> str:
+    """Apply `change` to the overrides file as it is on disk, under the lock: parallel verbs never lose an update."""
     with locked(state.project.out):
-        overrides_file.save(state.project.overrides, state.overrides)
+        state.overrides = overrides_file.load(state.project.overrides)
+        change(state.overrides)
+        overrides_file.save(state.project.overrides, state.overrides, state.project.out)
     return message
 
 
@@ -160,52 +166,56 @@ def _discard(items: list[str], value: str) -> None:
 
 def remove_rule(state: State, rule_id: str) -> str:
     state.rule(rule_id)
-    _add(state.overrides.removed_rule_ids, rule_id)
-    return _save(state, f"Removed {rule_id}. Run `policyc reset {rule_id}` to undo.")
+    return _save(state, lambda o: _add(o.removed_rule_ids, rule_id), f"Removed {rule_id}. Run `policyc reset {rule_id}` to undo.")
 
 
 def remove_group(state: State, group_id: str) -> str:
     state.group(group_id)
-    _add(state.overrides.removed_groups, group_id)
     count = sum(1 for r in state.doc["rules"] if r["source"]["group_id"] == group_id)
-    return _save(state, f"Removed group {group_id} ({count} rules suppressed). Run `policyc add --source {group_id}` to undo.")
+    return _save(state, lambda o: _add(o.removed_groups, group_id), f"Removed group {group_id} ({count} rules suppressed). Run `policyc add --source {group_id}` to undo.")
 
 
 def add_group(state: State, group_id: str) -> str:
     state.group(group_id, allow_removed=True)
-    _discard(state.overrides.removed_groups, group_id)
-    return _save(state, f"Group restored. Run `policyc compile` to re-distill and pull rules from {group_id}.")
+    return _save(state, lambda o: _discard(o.removed_groups, group_id), f"Group restored. Run `policyc compile` to re-distill and pull rules from {group_id}.")
 
 
 def disable(state: State, rule_id: str) -> str:
     state.rule(rule_id)
-    _add(state.overrides.disabled_rule_ids, rule_id)
-    return _save(state, f"Disabled {rule_id}: it stays in distilled-rules.json and loads with enabled: false.")
+    return _save(state, lambda o: _add(o.disabled_rule_ids, rule_id), f"Disabled {rule_id}: it stays in distilled-rules.json and loads with enabled: false.")
 
 
 def enable(state: State, rule_id: str) -> str:
     state.rule(rule_id)
-    _discard(state.overrides.disabled_rule_ids, rule_id)
-    state.overrides.modifications.get(rule_id, {}).pop("enabled", None)
-    return _save(state, f"Enabled {rule_id}.")
+
+    def change(o) -> None:
+        _discard(o.disabled_rule_ids, rule_id)
+        o.modifications.get(rule_id, {}).pop("enabled", None)
+    return _save(state, change, f"Enabled {rule_id}.")
 
 
 def modify(state: State, rule_id: str, action: str | None, severity: str | None, note: str | None) -> str:
     state.rule(rule_id)
     if not (action or severity or note):
         raise UsageError("modify needs --action, --severity or --note")
-    change = state.overrides.modifications.setdefault(rule_id, {})
-    change.update({k: v for k, v in (("action", action), ("severity", severity), ("note", note)) if v})
-    change.setdefault("note", "modified with policyc modify")
-    return _save(state, f"Modified {rule_id}: " + ", ".join(f"{k}={v}" for k, v in change.items()))
+    given = {k: v for k, v in (("action", action), ("severity", severity), ("note", note)) if v}
+
+    def change(o) -> None:
+        entry = o.modifications.setdefault(rule_id, {})
+        entry.update(given)
+        entry.setdefault("note", "modified with policyc modify")
+    _save(state, change, "")
+    return f"Modified {rule_id}: " + ", ".join(f"{k}={v}" for k, v in state.overrides.modifications[rule_id].items())
 
 
 def reset(state: State, rule_id: str) -> str:
     state.rule(rule_id)
-    for items in (state.overrides.removed_rule_ids, state.overrides.disabled_rule_ids):
-        _discard(items, rule_id)
-    state.overrides.modifications.pop(rule_id, None)
-    return _save(state, f"Cleared every override of {rule_id}.")
+
+    def change(o) -> None:
+        for items in (o.removed_rule_ids, o.disabled_rule_ids):
+            _discard(items, rule_id)
+        o.modifications.pop(rule_id, None)
+    return _save(state, change, f"Cleared every override of {rule_id}.")
 
 
 # --- text rendering ---

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from contextlib import contextmanager
@@ -29,19 +28,55 @@ def find_root(start: Path) -> tuple[Path, bool]:
     return start, False
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write via a temporary file in the same folder, fsync, then rename over the target (text as UTF-8)."""
+class OutputError(Exception):
+    """A write that would leave the output folder (a symbolic link on the way); the message is one line."""
+
+
+def _checked_parent(path: Path, base: Path | None) -> None:
+    """Create `path`'s folders under `base`, refusing any symbolic link between them (a write never follows one)."""
+    if base is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    if not path.is_relative_to(base):
+        raise OutputError(f"refusing to write {path}: it is outside the output folder {base}")
+    folder = base
+    for part in path.relative_to(base).parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise OutputError(f"refusing to write {path}: {folder} is a symbolic link; remove it and run again")
+        folder.mkdir(exist_ok=True)
+    if path.is_symlink():
+        raise OutputError(f"refusing to write {path}: it is a symbolic link; remove it and run again")
+
+
+def _mode() -> int:
+    """0644 as the umask allows (mkstemp's 0600 is for secrets, these files are for reading)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o644 & ~mask
+
+
+TMP_PREFIX = ".policyc-"
+
+
+def write_atomic(path: Path, text: str | bytes, base: Path | None = None) -> None:
+    """Write via a temporary file in the same folder, fsync, then rename over the target (text as UTF-8).
+
+    With `base`, every folder from `base` down must be a real folder inside it
+    (no symbolic link is followed) and the target must not be a link.
+    """
     if path.name in PROTECTED or path.name.endswith(".local.cedar"):
         raise PermissionError(f"refusing to write {path}: hand-curated rules are never touched")
+    _checked_parent(path, base)
     import tempfile  # (random, shutil: not for the hook, which only reads)
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -52,27 +87,50 @@ class LockError(Exception):
     """Another policyc process holds the output folder."""
 
 
+def _try_lock(fd: int) -> None:
+    """Take an exclusive lock on an open file without waiting; OSError when another process holds it."""
+    if os.name == "nt":
+        import msvcrt  # imported here: the package must import on every platform
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 @contextmanager
 def locked(folder: Path):
     """Hold `<folder>/.policyc.lock` while writing; a second process waits, then fails with a message.
 
     The wait is POLICYC_LOCK_TIMEOUT seconds (default 10). Holding the lock,
-    temporary files a killed run left behind are removed.
+    temporary files a killed run left behind (policyc's own `.policyc-*.tmp`)
+    are removed; a folder that is a symbolic link is refused.
     """
-    wait_seconds = float(os.environ.get("POLICYC_LOCK_TIMEOUT", "10"))
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".policyc.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        wait_seconds = float(os.environ.get("POLICYC_LOCK_TIMEOUT", "10"))
+    except ValueError:
+        raise LockError(f"POLICYC_LOCK_TIMEOUT={os.environ['POLICYC_LOCK_TIMEOUT']!r} is not a number of seconds") from None
+    if folder.is_symlink():
+        raise OutputError(f"refusing to write into {folder}: it is a symbolic link; remove it and run again")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / ".policyc.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    except OSError as exc:
+        raise OutputError(f"cannot write to {folder}: {exc.strerror or exc}") from None
     try:
         deadline = time.monotonic() + wait_seconds
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _try_lock(fd)
                 break
-            except BlockingIOError:
+            except OSError:
                 if time.monotonic() > deadline:
                     raise LockError(f"another policyc run is writing {folder}; try again when it ends") from None
                 time.sleep(0.05)
-        for leftover in [*folder.glob(".*.tmp"), *folder.glob("policies/.*.tmp")]:
+        policies = folder / "policies"
+        leftovers = [*folder.glob(f"{TMP_PREFIX}*.tmp")] + ([] if policies.is_symlink() else [*policies.glob(f"{TMP_PREFIX}*.tmp")])
+        for leftover in leftovers:
             leftover.unlink(missing_ok=True)
         yield
     finally:

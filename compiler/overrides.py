@@ -89,5 +89,6 @@ def load(path: Path) -> Overrides:
     return Overrides.from_json(data)
 
 
-def save(path: Path, overrides: Overrides) -> None:
-    write_atomic(path, json.dumps(overrides.to_json(), indent=2, ensure_ascii=False) + "\n")
+def save(path: Path, overrides: Overrides, base: Path | None = None) -> None:
+    """Write the overrides file; the caller holds the output folder's lock (and read the file under it)."""
+    write_atomic(path, json.dumps(overrides.to_json(), indent=2, ensure_ascii=False) + "\n", base)

@@ -49,13 +49,32 @@ def looks_like_shorthand(target: str) -> bool:
     return bool(_SHORTHAND.match(target))
 
 
+def checked_request(url: str) -> urllib.request.Request:
+    """The request urllib will send for `url`, refused before any connection unless it is https to an allowlisted host.
+
+    The URL is parsed once, by urllib's own Request (what the connection then
+    uses), and its host must be exactly an allowlisted name: no user info
+    (`user@host`), no port, no other spelling.
+    """
+    try:
+        request = urllib.request.Request(url)
+    except ValueError as exc:
+        raise RemoteError(f"{url}: not a URL ({exc})") from None
+    if request.type != "https":
+        raise RemoteError(f"{url}: only https URLs are fetched")
+    host = request.host or ""
+    if "@" in host:
+        raise RemoteError(f"{url}: URLs with user info (user@host) are refused")
+    if ":" in host:
+        raise RemoteError(f"{url}: URLs with a port are refused")
+    if host.lower() not in ALLOWED_HOSTS:
+        raise RemoteError(f"{url}: host {host!r} is not on the allowlist ({', '.join(sorted(ALLOWED_HOSTS))})")
+    return request
+
+
 def check_url(url: str) -> None:
     """Refuse, before any connection, a URL that is not https on an allowlisted host."""
-    parts = urlsplit(url)
-    if parts.scheme != "https":
-        raise RemoteError(f"{url}: only https URLs are fetched")
-    if (parts.hostname or "") not in ALLOWED_HOSTS:
-        raise RemoteError(f"{url}: host {parts.hostname!r} is not on the allowlist ({', '.join(sorted(ALLOWED_HOSTS))})")
+    checked_request(url)
 
 
 class _AllowlistRedirects(urllib.request.HTTPRedirectHandler):
@@ -66,10 +85,10 @@ class _AllowlistRedirects(urllib.request.HTTPRedirectHandler):
 
 def fetch_https(url: str) -> bytes:
     """GET an allowlisted https URL: redirects checked, body capped, reads timed out."""
-    check_url(url)
+    request = checked_request(url)
     opener = urllib.request.build_opener(_AllowlistRedirects)
     try:
-        with opener.open(url, timeout=TIMEOUT_SECONDS) as response:
+        with opener.open(request, timeout=TIMEOUT_SECONDS) as response:
             data = response.read(MAX_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise RemoteError(f"{url}: HTTP {exc.code}") from None

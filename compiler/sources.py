@@ -60,6 +60,7 @@ def _as_json(value, budget: list[int]):
         return {str(k) if not isinstance(k, (dict, list)) else json.dumps(_as_json(k, budget)): _as_json(v, budget) for k, v in value.items()}
     raise _NotJSON(f"a YAML {type(value).__name__} value (JSON has none)")
 _FM_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
+_SKILL_NAME = re.compile(r"^\w[\w .:@+-]{0,99}$")
 _ROLE_OPENING = re.compile(r"^\s*You are the ([A-Za-z][\w-]*)\b")
 
 
@@ -344,7 +345,12 @@ def _derive_scope(source: Source) -> None:
     fm = source.frontmatter
     name = source.file.rsplit("/", 1)[-1]
     if source.convention.name == "skill" or name == "SKILL.md":
-        skill = str(fm.get("name") or Path(source.file).parent.name or "skill")
+        folder = Path(source.file).parent.name
+        skill = str(fm.get("name") or folder or "skill").strip()
+        if not _SKILL_NAME.match(skill):  # a name is a key the harness looks up, never markup
+            source.warnings.append(f"{source.file}: skill name {json.dumps(skill)[:80]} is not a plain name; "
+                                   f"the folder name is used instead")
+            skill = folder if _SKILL_NAME.match(folder) else "skill"
         source.group_id = f"skill:{skill}"
         source.scope["skill"] = skill
     else:

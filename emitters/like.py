@@ -45,7 +45,7 @@ class Alternative:
                 if not out or out[-1] != "*":
                     out.append("*")
             else:
-                out.append("\\*" if piece == "*" else piece)
+                out.append({"*": "\\*", "\\": "\\\\"}.get(piece, piece))  # literal star and backslash, escaped for `like`
         if not self.anchored_end and (not out or out[-1] != "*"):
             out.append("*")
         return "".join(out)

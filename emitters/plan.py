@@ -9,6 +9,7 @@ the `companions` of distilled-rules.json read this one plan.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from ..compiler.ir import PolicyIR
@@ -37,6 +38,7 @@ class Group:
     prose: list = field(default_factory=list)  # Pass 3 blocks
     principles: list = field(default_factory=list)  # Pass 3 imperatives
     texts: dict[str, str] = field(default_factory=dict)  # file -> verbatim source, in source order
+    shares_stem: str = ""  # the stem this group's id shares with another group's (its own carries a suffix)
 
     @property
     def files(self) -> list[str]:
@@ -77,7 +79,21 @@ def plan(ir: PolicyIR, cedar_target: str = "sondera-v2") -> list[Group]:
             group.principles.append(imp)
     for block in ir.prose:
         groups[block.group_id].prose.append(block)
+    _unique_stems(groups.values())
     return [groups[g] for g in sorted(groups)]
+
+
+def _unique_stems(groups) -> None:
+    """Groups whose ids map to one stem (`db-safety.mdc`, `db_safety.mdc`) each get a suffix from their id,
+    so no group's files overwrite another's; the same suffix on every run, whatever else changes."""
+    by_stem: dict[str, list[Group]] = {}
+    for group in groups:
+        by_stem.setdefault(group.stem, []).append(group)
+    for stem, sharing in by_stem.items():
+        if len(sharing) > 1:
+            for group in sharing:
+                group.stem = f"{stem}-{hashlib.sha256(group.group_id.encode()).hexdigest()[:6]}"
+                group.shares_stem = stem
 
 
 def companions(group: Group, entry: Entry) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..compiler.ids import group_stem
+from ..compiler.sondera import cedar_string
 
 _TOOL_WORDS = {"command": "runs a shell command", "path": "writes or edits a file", "content": "writes file content",
                "mcp": "calls the tool",
@@ -66,11 +67,29 @@ def md_fence(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
 
 
+def cedar_like(glob: str) -> str:
+    """A Cedar `like` pattern literal from a glob that writes a literal star `\\*` and a literal backslash `\\\\`.
+
+    Cedar reads `\\*` inside a pattern as a literal star, so that escape is kept
+    as it is (escaping its backslash would turn it into a backslash and a
+    wildcard); every other character is escaped as in any Cedar string.
+    """
+    out, i = [], 0
+    while i < len(glob):
+        if glob[i] == "\\" and glob[i + 1 : i + 2] in ("*", "\\"):
+            out.append("\\" + glob[i + 1])
+            i += 2
+            continue
+        out.append(cedar_string(glob[i])[1:-1])
+        i += 1
+    return '"' + "".join(out) + '"'
+
+
 def trigger_signal(imp) -> str:
     """What the Tier 2 gate looks for in one tool call plus the trajectory."""
     trigger = imp.trigger
     roles = imp.applies_to_roles
-    role = f" when the acting agent's role is {roles[0]}" if roles else ""
+    role = f" when the acting agent's role is {md_code(roles[0])}" if roles else ""
     if imp.sequence:
         requires = " or ".join(md_code(c) for c in imp.sequence["requires"])
         return (f"The agent runs {md_code(imp.sequence['event'])} and the trajectory shows no {requires} "
@@ -78,7 +97,7 @@ def trigger_signal(imp) -> str:
     if trigger is None:
         verb = imp.clause.get("verb")
         objects = ", ".join(md_code(o["text"]) for o in imp.clause.get("objects", []))
-        what = f" ({verb} {objects})".rstrip() if verb or objects else ""
+        what = " (" + " ".join(filter(None, [md_text(verb) if verb else "", objects])) + ")" if verb or objects else ""
         clause = "must not be done" if imp.polarity == "negative" else "is required and missing"
         return f"The tool call or recent trajectory shows that what the source describes {clause}{what}: {md_code(imp.quote)}{role}."
     doing = _TOOL_WORDS.get(trigger["kind"].split(":")[0], "makes a tool call")

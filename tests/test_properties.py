@@ -3,7 +3,7 @@ an invalid artifact, and never yields a rule whose quote is not in the source.""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from policyc.compiler.checks import normalise_ws, self_check
@@ -22,6 +22,7 @@ markdown = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=30)),
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markdown, st.sampled_from(["AGENTS.md", ".cursor/rules/x.mdc", ".claude/skills/s/SKILL.md", "CLAUDE.md"]))
+@example("> quote never push to main\n\n> quote never push to main\n", "AGENTS.md")  # two quotes: the blank line is kept
 def test_arbitrary_markdown_compiles_to_valid_artifacts(text, name):
     try:
         source = source_from_bytes(name, text.encode("utf-8", "surrogatepass"))
