@@ -417,8 +417,10 @@ def _hook_settings(args, settings) -> int:
     try:
         path = settings.settings_path(scope, root, home)
         if args.action == "install":
-            rules = load_rules(open_project(str(root), args.out, warn=lambda m: None))
-            matcher = settings.matcher_for(rules)
+            if scope == "user":  # it serves every project, whose rules act on different tools
+                matcher = "*"
+            else:
+                matcher = settings.matcher_for(load_rules(open_project(str(root), args.out, warn=lambda m: None)))
             if not matcher:
                 raise UsageError("the compiled rules act on no tool; nothing to install")
             change = settings.install(path, matcher, settings.command_for(scope, _executable()))

@@ -58,7 +58,7 @@ class Conventions:
 @lru_cache(maxsize=1)
 def load_conventions() -> Conventions:
     text = read_grammar("conventions.yaml")
-    data = yaml.safe_load(text)
+    data = yaml.load(text, Loader=_YAML_LOADER)  # libyaml: every verb reads this table
     table = tuple(
         (c["pattern"], Convention(c["name"], c["kind"], c["precedence"])) for c in data["conventions"]
     )

@@ -311,7 +311,9 @@ def test_user_install_and_dry_run(project, tmp_path, capsys):
     home = tmp_path / "home"
     assert main(["hook", "install", "claude", "--user", "--dry-run", "--root", str(project)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("hook claude")  # user-wide: no --require-rules
+    entry = printed["hooks"]["PreToolUse"][0]
+    assert entry["matcher"] == "*"  # every project's rules: every tool
+    assert entry["hooks"][0]["command"].endswith("hook claude")  # user-wide: no --require-rules
     assert not (home / ".claude").exists()
     assert main(["hook", "install", "claude", "--user", "--root", str(project)]) == 0
     assert json.loads((home / ".claude" / "settings.json").read_text()) == printed
