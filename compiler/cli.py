@@ -120,7 +120,8 @@ def _hook_parser(sub) -> None:
         scope.add_argument("--user", dest="scope", action="store_const", const="user", help="~/.claude/settings.json")
         p.add_argument("--dry-run", action="store_true", help="print the settings file as it would be written; write nothing")
         p.add_argument("--root", help="project root (default: nearest git root above the working directory)")
-        p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
+        if action == "install":
+            p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
 
 
 def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -508,15 +509,12 @@ def _hook(args) -> int:
         from . import hook
 
         return hook.main(args)
-    from . import hook_install
-
-    if args.agent != "claude":
-        raise UsageError(f"hook {args.action} supports `claude` only")
-    return _hook_settings(args, hook_install)
+    return _hook_settings(args)
 
 
-def _hook_settings(args, settings) -> int:
+def _hook_settings(args) -> int:
     """`hook install|uninstall claude`: merge or remove the PreToolUse entry; --dry-run prints the result."""
+    from . import hook_install as settings
     from .check import load_rules
 
     scope = args.scope or "project"
@@ -525,8 +523,10 @@ def _hook_settings(args, settings) -> int:
     try:
         path = settings.settings_path(scope, root, home)
         if args.action == "install":
-            rules = load_rules(open_project(str(root), args.out, warn=lambda m: None))
-            matcher = settings.matcher_for(rules)
+            if scope == "user":  # it serves every project, whose rules act on different tools
+                matcher = "*"
+            else:
+                matcher = settings.matcher_for(load_rules(open_project(str(root), args.out, warn=lambda m: None)))
             if not matcher:
                 raise UsageError("the compiled rules act on no tool; nothing to install")
             change = settings.install(path, matcher, settings.command_for(scope, _executable()))

@@ -72,12 +72,12 @@ def decide(args, data: bytes, environ) -> dict | None:
                             "run `policyc compile` in the project root")
         return _output(additionalContext=NO_RULES_NOTE.format(path=project.rules()))
     decision = Evaluator(rules_for_event(rules, event)).evaluate(event)
-    by_id = {r["id"]: r for r in rules}
     if decision.decision in ("block", "ask"):
         verb = "blocked this call" if decision.decision == "block" else "asks before this call"
         reason = f"policyc {verb} (rule {decision.rule_id}): {decision.reason}"
         return _output(permissionDecision="deny" if decision.decision == "block" else "ask", permissionDecisionReason=reason)
     if decision.warnings:
+        by_id = {r["id"]: r for r in rules}
         return _output(additionalContext="\n\n".join(_warning(by_id[rule_id]) for rule_id in decision.warnings))
     return None
 
@@ -113,8 +113,10 @@ def event_problem(event) -> str:
         return "a session transcript line (replay transcripts with `policyc check --transcript`)"
     if event.get("hook_event_name", "PreToolUse") != "PreToolUse":
         return f"hook_event_name is {event['hook_event_name']!r}"
-    if not isinstance(event.get("tool_name"), str) or not event["tool_name"]:
-        return "tool_name is missing" if "tool_name" not in event else f"tool_name is a {_kind(event['tool_name'])}"
+    if "tool_name" not in event:
+        return "tool_name is missing"
+    if not isinstance(event["tool_name"], str) or not event["tool_name"]:
+        return f"tool_name is a {_kind(event['tool_name'])}" if not isinstance(event["tool_name"], str) else "tool_name is empty"
     if not isinstance(event.get("tool_input"), dict):
         return "tool_input is missing" if "tool_input" not in event else f"tool_input is a {_kind(event['tool_input'])}, not an object"
     return ""
@@ -127,13 +129,13 @@ def _kind(value) -> str:
 def _project(args, event: dict, environ):
     """The project: $CLAUDE_PROJECT_DIR, else the git root above the event's cwd, else --root; its output folder as every verb finds it."""
     if environ.get("CLAUDE_PROJECT_DIR"):
-        root = Path(environ["CLAUDE_PROJECT_DIR"])
+        root, origin = Path(environ["CLAUDE_PROJECT_DIR"]), "$CLAUDE_PROJECT_DIR"
     elif isinstance(event.get("cwd"), str) and event["cwd"]:
-        root = find_root(Path(event["cwd"]))[0]
-    elif args.root:
-        root = Path(args.root)
+        root, origin = find_root(Path(event["cwd"]))[0], "the event's cwd"
     else:
-        root = find_root(Path.cwd())[0]
+        root, origin = (Path(args.root), "--root") if args.root else (find_root(Path.cwd())[0], "the working directory")
+    if not root.is_dir():
+        raise HookError(f"the project root {root} (from {origin}) is not a directory")
     try:
         return open_project(str(root), args.out, warn=lambda message: None)
     except UsageError as exc:

@@ -95,7 +95,9 @@ def uninstall(path: Path) -> Change:
 def write(change: Change) -> None:
     """Write the changed settings atomically; SettingsError (one line) when the folder is not writable."""
     try:
+        mode = change.path.stat().st_mode & 0o777 if change.path.exists() else 0o644
         write_atomic(change.path, change.text)
+        change.path.chmod(mode)  # the temporary file was private; the settings keep their mode
     except OSError as exc:
         raise SettingsError(f"{change.path}: cannot write the settings: {exc.strerror or exc}; nothing changed") from None
 

@@ -110,7 +110,7 @@ class Conventions:
 
 @lru_cache(maxsize=1)
 def load_conventions() -> Conventions:
-    data = yaml.safe_load(read_grammar("conventions.yaml"))
+    data = yaml.load(read_grammar("conventions.yaml"), Loader=_Loader)  # libyaml: every verb reads this table
     table = tuple(
         (c["pattern"], Convention(c["name"], c["kind"], c["precedence"])) for c in data["conventions"]
     )

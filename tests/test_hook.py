@@ -279,7 +279,9 @@ def test_install_merges_and_uninstall_restores(project, capsys):
     path = _settings(project)
     path.parent.mkdir()
     path.write_text(json.dumps(OTHER_HOOKS, indent=2))
+    path.chmod(0o664)
     assert main(["hook", "install", "claude", "--root", str(project)]) == 0
+    assert path.stat().st_mode & 0o777 == 0o664
     installed = json.loads(path.read_text())
     ours = {"matcher": "Bash|Edit|MultiEdit|NotebookEdit|Write|apply_patch",
             "hooks": [{"type": "command", "command": "policyc hook claude --require-rules"}]}
@@ -311,7 +313,9 @@ def test_user_install_and_dry_run(project, tmp_path, capsys):
     home = tmp_path / "home"
     assert main(["hook", "install", "claude", "--user", "--dry-run", "--root", str(project)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("hook claude")  # user-wide: no --require-rules
+    entry = printed["hooks"]["PreToolUse"][0]
+    assert entry["matcher"] == "*"  # every project's rules: every tool
+    assert entry["hooks"][0]["command"].endswith("hook claude")  # user-wide: no --require-rules
     assert not (home / ".claude").exists()
     assert main(["hook", "install", "claude", "--user", "--root", str(project)]) == 0
     assert json.loads((home / ".claude" / "settings.json").read_text()) == printed
@@ -353,3 +357,10 @@ def test_install_needs_compiled_rules(tmp_path, capsys):
     root = make_project(tmp_path, {})
     assert main(["hook", "install", "claude", "--root", str(root)]) == 2
     assert "run `policyc compile` first" in capsys.readouterr().err
+
+
+def test_a_missing_project_root_denies(tmp_path):
+    out, code, _ = run_hook(recorded(tmp_path, "Bash", {"command": "ls"}), project_dir=tmp_path / "gone")
+    assert (out, code) == (failed(f"the project root {tmp_path / 'gone'} (from $CLAUDE_PROJECT_DIR) is not a directory"), 0)
+    out, code, _ = run_hook(b'{"tool_name": "", "tool_input": {}}', project_dir=tmp_path)
+    assert (out, code) == (failed("not a PreToolUse event: tool_name is empty"), 0)
