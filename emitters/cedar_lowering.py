@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..compiler.sondera import TOOL_ACTIONS, cedar_string
+from ..compiler.sondera import TOOL_ACTIONS, cedar_like, cedar_string
 from .like import Unsupported, lower
 
 ACTION_ORDER = ["ShellCommand", "FileRead", "FileWrite", "FileEdit", "FileDelete", "WebFetch", "PreToolUse"]
@@ -71,9 +71,9 @@ def _like_condition(attr: str, regex: str, flags: str, lowercase: bool) -> tuple
     parts = []
     for alt in form.alternatives:
         glob = alt.glob().lower() if lowercase else alt.glob()
-        terms = [f"context.{attr} like {cedar_string(glob)}"]
-        terms += [f"context.{attr} like {cedar_string(g.lower() if lowercase else g)}" for g in alt.requires]
-        terms += [f"!(context.{attr} like {cedar_string(g.lower() if lowercase else g)})" for g in alt.excludes]
+        terms = [f"context.{attr} like {cedar_like(glob)}"]
+        terms += [f"context.{attr} like {cedar_like(g.lower() if lowercase else g)}" for g in alt.requires]
+        terms += [f"!(context.{attr} like {cedar_like(g.lower() if lowercase else g)})" for g in alt.excludes]
         parts.append(" && ".join(terms) if len(terms) == 1 else "(" + " && ".join(terms) + ")")
     notes = list(form.notes)
     exact = form.exact
@@ -130,7 +130,7 @@ def _unparsed_condition(trigger: dict) -> str:
         for value in trigger["values"]:
             words = [w for w in value.strip().removeprefix("$ ").split()
                      if not (w.startswith(("<", "$")) or w in ("...", "…") or "*" in w or "\\" in w)]
-            parts.append(f"context.command like {cedar_string('*' + '*'.join(words) + '*')}")
+            parts.append(f"context.command like {cedar_like('*' + '*'.join(words) + '*')}")
     return f"!context.parse.ok && ({' || '.join(parts)})"
 
 
@@ -272,7 +272,7 @@ def _delete_twin(imp, file_policy: Policy, target: Target) -> list[Policy]:
                 return []
     if not globs:
         return []
-    condition = " || ".join(f"context.command like {cedar_string('*rm *' + g.rstrip('*') + '*')}" for g in sorted(set(globs)))
+    condition = " || ".join(f"context.command like {cedar_like('*rm *' + g.rstrip('*') + '*')}" for g in sorted(set(globs)))
     return [Policy(imp.id + "-shell", ["ShellCommand"], condition, True, ["deletes are matched as `rm` commands"],
                    file_policy.escalate, file_policy.action_on_violation, file_policy.extensions)]
 

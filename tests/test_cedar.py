@@ -207,3 +207,15 @@ def test_the_interlinked_flavour_fails_validation_under_every_vanilla_schema():
             failures = cedar_check({path: text}, {".cedar": _schema(vanilla)})
             assert {where.split("#")[1] for where, _ in failures} == set(re.findall(r'^@id\("([^"]+)"\)', text, re.M)), (path, vanilla)
         assert "NOT for Sondera" in text and "Vanilla Sondera rejects" not in text
+
+
+@pytest.mark.parametrize("target", CEDAR_TARGETS)
+def test_a_literal_star_in_a_command_is_matched_as_a_star(target):
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never run `rm -rf *` in the repository root.\n")])
+    group = plan(ir, target)[0]
+    rule = guardrules.emit(ir, target)["rules"][0]
+    policies = cedar.render_group(group, target, ir.distilled_at)
+    for command in ("rm -rf *", "cd /repo && rm -rf *", "rm -rf build"):
+        fires = rule_fires(rule, "Bash", {"command": command})
+        assert (rule["id"] in _denied_by(policies, target, "Bash", "command", command)) == fires, (command, fires)
+    assert rule_fires(rule, "Bash", {"command": "rm -rf *"})
