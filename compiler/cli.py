@@ -1,6 +1,7 @@
 """`policyc` command line.
 
-    policyc compile [TARGETS...] [--review] [--cedar-target T] [--root DIR] [--out DIR] [--format text|json]
+    policyc compile [TARGETS...] [--review] [--check] [--cedar-target T] [--root DIR] [--out DIR]
+            [--format text|json|sarif|github]
     policyc render IR.json --out DIR [--cedar-target T] [--format text|json]
     policyc accept [--root DIR] [--out DIR] [--format text|json]
     policyc list [GROUP] | show ID | remove ID | remove --source GROUP | disable ID | enable ID
@@ -8,11 +9,12 @@
       (each with --root, --out and --format text|json)
 
     policyc check EVENTS.jsonl [--gate|--audit] [--cedar] [--root DIR] [--out DIR] [--format text|json]
-    policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown]
+    policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown|sarif|github]
     policyc export sondera DIR [--check] [--root DIR] [--out DIR] [--format text|json]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read
-(diff: differences with --exit-code, weakening with --fail-on weaken),
+(diff: differences with --exit-code, weakening with --fail-on weaken; compile --check and
+export --check: an artifact would change),
 2 usage error, 3 check: an event was blocked.
 """
 

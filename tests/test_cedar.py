@@ -219,3 +219,17 @@ def test_a_literal_star_in_a_command_is_matched_as_a_star(target):
         fires = rule_fires(rule, "Bash", {"command": command})
         assert (rule["id"] in _denied_by(policies, target, "Bash", "command", command)) == fires, (command, fires)
     assert rule_fires(rule, "Bash", {"command": "rm -rf *"})
+
+
+def test_the_model_of_sonderas_command_parse():
+    from policyc.compiler.sondera import shell_parse
+
+    facts = shell_parse("FOO=1 sudo env -i TZ=UTC /usr/bin/RM -rf --no-preserve-root=x build | tee log > out.txt 2>&1")
+    assert facts["ok"] is True and facts["programs"] == ["env", "rm", "sudo", "tee"]
+    assert {"rm:-rf", "rm:-r", "rm:-f", "rm:--no-preserve-root", "env:-i"} <= set(facts["program_flags"])
+    assert facts["program_args"] == ["rm:build", "tee:log"]  # the redirection targets are not arguments
+    assert facts["has_pipeline"] and facts["has_redirection"] and not facts["has_dynamic_command"]
+    assert shell_parse("terraform apply -auto-approve")["program_flags"] == ["terraform:-auto-approve"]  # not a bundle
+    assert shell_parse("$(which rm) -rf /")["has_dynamic_command"] is True
+    assert shell_parse("echo $(git log) done")["programs"] == ["echo", "git"]
+    assert shell_parse("echo 'unterminated")["ok"] is False and shell_parse("(cd x && make")["ok"] is False
