@@ -233,3 +233,25 @@ def test_the_model_of_sonderas_command_parse():
     assert shell_parse("$(which rm) -rf /")["has_dynamic_command"] is True
     assert shell_parse("echo $(git log) done")["programs"] == ["echo", "git"]
     assert shell_parse("echo 'unterminated")["ok"] is False and shell_parse("(cd x && make")["ok"] is False
+
+
+@pytest.mark.parametrize("target", CEDAR_TARGETS)
+def test_the_requests_sondera_builds_validate_against_its_schema(target):
+    events = [("Bash", {"command": "git push --force origin main"}), ("Edit", {"file_path": "C:\\\\Repo\\\\DB//x.sql"}),
+              ("Read", {"file_path": "/repo/.env"}), ("WebFetch", {"url": "https://user@Example.com:8443/x", "prompt": "p"}),
+              ("mcp__github__create_issue", {"title": "t"})]
+    built = 0
+    for tool, tool_input in events:
+        req = request({"tool_name": tool, "tool_input": tool_input, "cwd": "/repo", "session_id": "s"}, target)
+        if req is None:
+            assert target == "sondera-v1" and tool.startswith("mcp__")  # v1 has no action for other tools
+            continue
+        result = cedarpy.is_authorized(req, DEFAULT_PERMIT, [], schema=_schema(target))
+        assert result.decision == cedarpy.Decision.Allow and not result.diagnostics.errors, (tool, result.diagnostics.errors)
+        built += 1
+    assert built == {"sondera-v1": 4, "sondera-v2": 5}[target]
+    if target == "sondera-v2":
+        fetch = request({"tool_name": "WebFetch", "tool_input": {"url": "https://user@Example.com:8443/x"}}, target)
+        assert fetch["context"]["url_parse"] == {"ok": True, "scheme": "https", "host": "example.com", "port": 8443}
+        edit = request({"tool_name": "Edit", "tool_input": {"file_path": "C:\\Repo\\DB//x.sql"}}, target)
+        assert edit["context"]["path_normalized"] == "c:/repo/db/x.sql"
