@@ -255,3 +255,22 @@ def test_the_requests_sondera_builds_validate_against_its_schema(target):
         assert fetch["context"]["url_parse"] == {"ok": True, "scheme": "https", "host": "example.com", "port": 8443}
         edit = request({"tool_name": "Edit", "tool_input": {"file_path": "C:\\Repo\\DB//x.sql"}}, target)
         assert edit["context"]["path_normalized"] == "c:/repo/db/x.sql"
+
+
+def test_check_cedar_compares_against_v2_requests(tmp_path, monkeypatch, capsys):
+    from policyc.compiler.cli import main
+    from conftest import make_project
+
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `rm -rf /`.\nMUST NOT edit files under db/migrations/ directly.\n"})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    assert json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["cedar_target"] == "sondera-v2"
+    events = root / "events.jsonl"
+    calls = [("Bash", "command", "rm -rf /"), ("Bash", "command", "cd /repo && rm -rf / 'oops"), ("Bash", "command", "ls -la"),
+             ("Edit", "file_path", "/repo/db/migrations/001.sql"), ("Write", "file_path", "/repo/src/app.py")]
+    events.write_text("".join(json.dumps({"tool_name": t, "tool_input": {f: v}}) + "\n" for t, f, v in calls))
+    capsys.readouterr()
+    assert main(["check", str(events), "--audit", "--cedar", "--format", "json"]) == 3
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["decision"] for line in out.splitlines()] == ["block", "block", "allow", "block", "allow"]
+    assert "cedar disagrees" not in err
