@@ -1,6 +1,7 @@
 """`policyc` command line.
 
-    policyc compile [TARGETS...] [--review] [--cedar-target T] [--root DIR] [--out DIR] [--format text|json]
+    policyc compile [TARGETS...] [--review] [--check] [--cedar-target T] [--root DIR] [--out DIR]
+            [--format text|json|sarif|github]
     policyc render IR.json --out DIR [--cedar-target T] [--format text|json]
     policyc accept [--root DIR] [--out DIR] [--format text|json]
     policyc list [GROUP] | show ID | remove ID | remove --source GROUP | disable ID | enable ID
@@ -10,11 +11,12 @@
     policyc check EVENTS.jsonl|- | --transcript FILE... [--gate|--audit] [--cedar] [--root DIR] [--out DIR] [--format text|json]
     policyc hook claude [--require-rules] [--on-error deny|allow] [--root DIR] [--out DIR]   (a Claude Code PreToolUse hook)
     policyc hook install claude [--project|--local|--user] [--dry-run] | hook uninstall claude [...]
-    policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown]
+    policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown|sarif|github]
     policyc export sondera DIR [--check] [--root DIR] [--out DIR] [--format text|json]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read
-(diff: differences with --exit-code, weakening with --fail-on weaken),
+(diff: differences with --exit-code, weakening with --fail-on weaken; compile --check and
+export --check: an artifact would change),
 2 usage error, 3 check: an event was blocked (an unreadable event line is 1, and wins over 3).
 `hook claude` always exits 0 and answers in JSON (it denies when it cannot decide).
 """

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..compiler.regexes import ALIASES
-from ..compiler.sondera import TOOL_ACTIONS, cedar_string
+from ..compiler.sondera import TOOL_ACTIONS, cedar_like, cedar_string
 from .like import Unsupported, lower
 from .text import cedar_like
 
@@ -134,7 +134,7 @@ def _unparsed_condition(trigger: dict) -> str:
         for value in trigger["values"]:
             words = [w for w in value.strip().removeprefix("$ ").split()
                      if not (w.startswith(("<", "$")) or w in ("...", "…") or "*" in w or "\\" in w)]
-            parts.append(f"context.command like {cedar_string('*' + '*'.join(words) + '*')}")
+            parts.append(f"context.command like {cedar_like('*' + '*'.join(words) + '*')}")
     return f"!context.parse.ok && ({' || '.join(parts)})"
 
 

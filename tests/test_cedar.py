@@ -207,3 +207,70 @@ def test_the_interlinked_flavour_fails_validation_under_every_vanilla_schema():
             failures = cedar_check({path: text}, {".cedar": _schema(vanilla)})
             assert {where.split("#")[1] for where, _ in failures} == set(re.findall(r'^@id\("([^"]+)"\)', text, re.M)), (path, vanilla)
         assert "NOT for Sondera" in text and "Vanilla Sondera rejects" not in text
+
+
+@pytest.mark.parametrize("target", CEDAR_TARGETS)
+def test_a_literal_star_in_a_command_is_matched_as_a_star(target):
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never run `rm -rf *` in the repository root.\n")])
+    group = plan(ir, target)[0]
+    rule = guardrules.emit(ir, target)["rules"][0]
+    policies = cedar.render_group(group, target, ir.distilled_at)
+    for command in ("rm -rf *", "cd /repo && rm -rf *", "rm -rf build"):
+        fires = rule_fires(rule, "Bash", {"command": command})
+        assert (rule["id"] in _denied_by(policies, target, "Bash", "command", command)) == fires, (command, fires)
+    assert rule_fires(rule, "Bash", {"command": "rm -rf *"})
+
+
+def test_the_model_of_sonderas_command_parse():
+    from policyc.compiler.sondera import shell_parse
+
+    facts = shell_parse("FOO=1 sudo env -i TZ=UTC /usr/bin/RM -rf --no-preserve-root=x build | tee log > out.txt 2>&1")
+    assert facts["ok"] is True and facts["programs"] == ["env", "rm", "sudo", "tee"]
+    assert {"rm:-rf", "rm:-r", "rm:-f", "rm:--no-preserve-root", "env:-i"} <= set(facts["program_flags"])
+    assert facts["program_args"] == ["rm:build", "tee:log"]  # the redirection targets are not arguments
+    assert facts["has_pipeline"] and facts["has_redirection"] and not facts["has_dynamic_command"]
+    assert shell_parse("terraform apply -auto-approve")["program_flags"] == ["terraform:-auto-approve"]  # not a bundle
+    assert shell_parse("$(which rm) -rf /")["has_dynamic_command"] is True
+    assert shell_parse("echo $(git log) done")["programs"] == ["echo", "git"]
+    assert shell_parse("echo 'unterminated")["ok"] is False and shell_parse("(cd x && make")["ok"] is False
+
+
+@pytest.mark.parametrize("target", CEDAR_TARGETS)
+def test_the_requests_sondera_builds_validate_against_its_schema(target):
+    events = [("Bash", {"command": "git push --force origin main"}), ("Edit", {"file_path": "C:\\\\Repo\\\\DB//x.sql"}),
+              ("Read", {"file_path": "/repo/.env"}), ("WebFetch", {"url": "https://user@Example.com:8443/x", "prompt": "p"}),
+              ("mcp__github__create_issue", {"title": "t"})]
+    built = 0
+    for tool, tool_input in events:
+        req = request({"tool_name": tool, "tool_input": tool_input, "cwd": "/repo", "session_id": "s"}, target)
+        if req is None:
+            assert target == "sondera-v1" and tool.startswith("mcp__")  # v1 has no action for other tools
+            continue
+        result = cedarpy.is_authorized(req, DEFAULT_PERMIT, [], schema=_schema(target))
+        assert result.decision == cedarpy.Decision.Allow and not result.diagnostics.errors, (tool, result.diagnostics.errors)
+        built += 1
+    assert built == {"sondera-v1": 4, "sondera-v2": 5}[target]
+    if target == "sondera-v2":
+        fetch = request({"tool_name": "WebFetch", "tool_input": {"url": "https://user@Example.com:8443/x"}}, target)
+        assert fetch["context"]["url_parse"] == {"ok": True, "scheme": "https", "host": "example.com", "port": 8443}
+        edit = request({"tool_name": "Edit", "tool_input": {"file_path": "C:\\Repo\\DB//x.sql"}}, target)
+        assert edit["context"]["path_normalized"] == "c:/repo/db/x.sql"
+
+
+def test_check_cedar_compares_against_v2_requests(tmp_path, monkeypatch, capsys):
+    from policyc.compiler.cli import main
+    from conftest import make_project
+
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `rm -rf /`.\nMUST NOT edit files under db/migrations/ directly.\n"})
+    monkeypatch.chdir(root)
+    assert main(["compile"]) == 0
+    assert json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["cedar_target"] == "sondera-v2"
+    events = root / "events.jsonl"
+    calls = [("Bash", "command", "rm -rf /"), ("Bash", "command", "cd /repo && rm -rf / 'oops"), ("Bash", "command", "ls -la"),
+             ("Edit", "file_path", "/repo/db/migrations/001.sql"), ("Write", "file_path", "/repo/src/app.py")]
+    events.write_text("".join(json.dumps({"tool_name": t, "tool_input": {f: v}}) + "\n" for t, f, v in calls))
+    capsys.readouterr()
+    assert main(["check", str(events), "--audit", "--cedar", "--format", "json"]) == 3
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["decision"] for line in out.splitlines()] == ["block", "block", "allow", "block", "allow"]
+    assert "cedar disagrees" not in err

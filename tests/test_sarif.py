@@ -95,3 +95,16 @@ def test_workflow_command_escaping():
     finding = Finding("policyc/weakens", "50% weaker:\nnow, softer", "dir,a/b:c.md", (3, 4), "x")
     assert render_github([finding]) == ("::warning file=dir%2Ca/b%3Ac.md,line=3,endLine=4,title=policyc/weakens"
                                         "::50%25 weaker:%0Anow, softer\n")
+
+
+def test_self_check_failures_point_at_the_rule_they_name():
+    from policyc.compiler.findings import compile_findings, to_sarif
+    from policyc.compiler.pipeline import compile_sources
+    from policyc.compiler.sources import source_from_bytes
+
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"# Rules\n\nNever delete files under `migrations/`.\n")])
+    rule_id = next(i.id for i in ir.imperatives if i.trigger)
+    failures = [f"{rule_id}: duplicate id", f"policies/local-agents-md.cedar#{rule_id}-shell: unexpected token", "-: stats.skipped is 1"]
+    found = [f for f in compile_findings(ir, failures, "sondera-v2") if f.rule == "policyc/self-check"]
+    assert [(f.file, f.lines) for f in found] == [("", (0, 0)), ("AGENTS.md", (3, 3)), ("AGENTS.md", (3, 3))]
+    assert _valid_sarif(json.dumps(to_sarif(found)))["runs"][0]["results"][0]["ruleId"] == "policyc/self-check"
