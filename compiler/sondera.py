@@ -215,12 +215,3 @@ def cedar_string(text: str) -> str:
         else:
             out.append(char)
     return '"' + "".join(out) + '"'
-
-
-def cedar_like(glob: str) -> str:
-    """A Cedar `like` pattern literal for a glob whose `\\*` is a literal star and every `*` else a wildcard.
-
-    Cedar reads `\\*` in a pattern as the star itself; escaping that backslash too (as a plain
-    string literal would) turns it into "a backslash, then anything", which never matches the star.
-    """
-    return '"' + "\\*".join(cedar_string(part)[1:-1] for part in glob.split("\\*")) + '"'

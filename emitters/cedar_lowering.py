@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..compiler.regexes import ALIASES
-from ..compiler.sondera import TOOL_ACTIONS, cedar_like, cedar_string
+from ..compiler.sondera import TOOL_ACTIONS, cedar_string
 from .like import Unsupported, lower
 from .text import cedar_like
 
