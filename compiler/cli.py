@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 from .output import LockError, OutputError, find_root, locked, write_atomic
+from .writer import planned_artifacts, self_check_failures, write_artifacts
 from .project import Project, UsageError, load_ir, open_project, stderr
 
 # Each verb imports its own modules when it runs (the hook, --help and `list` never load Lark,
@@ -161,60 +162,8 @@ def _export_parser(sub, common) -> None:
     common(exp)
 
 
-def _self_check(doc: dict, ir) -> list[str]:
-    """§12 failures of a distilled-rules document, each as "<rule id>: <problem>"."""
-    from .checks import self_check
-
-    return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
-
-
 def _print(data, text: str, fmt: str) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else text, end="\n" if fmt == "json" else "")
-
-
-def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str] | None, list[str]]:
-    """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
-
-    None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and
-    policy.review.ir.json. A Cedar file that fails validation is not written, and last run's copy goes.
-    """
-    from ..emitters import artifacts
-    from ..emitters.cedar_lowering import TARGETS
-    from ..schemas import read as read_schema
-    from .checks import cedar_check
-
-    files = artifacts(ir, target)
-    doc = json.loads(files["distilled-rules.json"])
-    failures = _self_check(doc, ir)
-    if failures:  # §12: a failing rule file is never written, nor anything beside it
-        return doc, failures, None, []
-    if review:
-        return doc, failures, {"distilled-rules.review.json": files["distilled-rules.json"],
-                               "policy.review.ir.json": files["policy.ir.json"]}, []
-    schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
-    deleted = []
-    for where, message in cedar_check(files, schemas):
-        failures.append(f"{where}: {message}")
-        path = where.split("#", 1)[0]
-        files.pop(path, None)
-        deleted.append(path)
-    return doc, failures, files, deleted
-
-
-def write_artifacts(ir, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
-    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written)."""
-    from .pipeline import SEAL_NAME, seal
-
-    doc, failures, files, deleted = planned_artifacts(ir, target, review)
-    if files is None:
-        return doc, failures, False
-    for path in deleted:
-        (project.out / path).unlink(missing_ok=True)  # a file that failed validation must not pass for this run's
-    for path, text in files.items():
-        write_atomic(project.out / path, text, project.out)
-    if "policy.ir.json" in files:  # the live IR: record what policyc wrote, so an edited copy is never trusted
-        write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]), project.out)
-    return doc, failures, True
 
 
 def _report(ir, doc: dict, rules_path: Path, outcome: tuple[list[str], bool], args, review: bool = False) -> int:
@@ -401,7 +350,7 @@ def _accept(args) -> int:
         stderr(f"error: {review_rules.name}: {exc}; not promoted")
         return 1
     args.cedar_target = args.cedar_target or doc.get("cedar_target", DEFAULT_CEDAR_TARGET)
-    failures = _self_check(doc, ir)
+    failures = self_check_failures(doc, ir)
     if failures:
         for failure in failures:
             stderr(f"self-check failed: {failure}")

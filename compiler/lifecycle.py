@@ -1,8 +1,9 @@
 """The lifecycle verbs (spec §14): list, show, remove, disable, enable, modify, add, reset.
 
-They read distilled-rules.json, policy.ir.json and the overrides file, and
-write only the overrides file (atomically, under the output folder's lock);
-the harness applies the overrides on load and the next compile bakes them in.
+They read distilled-rules.json, policy.ir.json and the overrides file. A
+writing verb changes the overrides file and renders every artifact again from
+the saved IR (atomically, under the output folder's lock), so the change takes
+effect at once: the harness, `list` and `show` all see it.
 Unknown ids and groups are usage errors that name the closest existing ones.
 """
 
@@ -146,12 +147,19 @@ def show(state: State, rule_id: str) -> dict:
 # --- writing verbs: each returns the message it prints ---
 
 def _save(state: State, change, message: str) -> str:
-    """Apply `change` to the overrides file as it is on disk, under the lock: parallel verbs never lose an update."""
+    """Apply `change` to the overrides file as it is on disk, under the lock: parallel verbs never lose an update.
+
+    The artifacts are then rendered again from the saved IR, in the same lock, so
+    distilled-rules.json, `list`, `show` and the companions take the change at once.
+    """
+    from .writer import rerender
+
     with locked(state.project.out):
         state.overrides = overrides_file.load(state.project.overrides)
         change(state.overrides)
         overrides_file.save(state.project.overrides, state.overrides, state.project.out)
-    return message
+        note = rerender(state.project, state.overrides)
+    return message + (f"\n{note}" if note else "")
 
 
 def _add(items: list[str], value: str) -> None:

@@ -22,14 +22,17 @@ def demotions(ir: PolicyIR) -> dict[str, int]:
 def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:
     kinds = [s.kind for s in ir.sources]
     stats = doc["stats"]
-    top = [r for r in doc["rules"] if r["action"] == "block"] + [r for r in doc["rules"] if r["action"] != "block"]
+    live = [r for r in doc["rules"] if r.get("enabled", True)]  # a rule the user disabled or removed does not enforce
+    top = [r for r in live if r["action"] == "block"] + [r for r in live if r["action"] != "block"]
     return {
         "sources_scanned": len(ir.sources) + len(ir.errors),
         "imperative_bearing": sum(1 for k in kinds if k in ("imperative", "imperative-likely")),
         "scan_only": sum(1 for k in kinds if k in ("scan-only", "mixed")),
         "failed": len(ir.errors),
         "imperatives_found": stats["imperatives_found"],
-        "distilled": {"block": stats["distilled_block"], "ask": stats["distilled_ask"], "advisory": stats["distilled_advisory"]},
+        "distilled": {label: sum(1 for r in live if r["action"] == action)
+                      for label, action in (("block", "block"), ("ask", "ask"), ("advisory", "warn"))},
+        "user_disabled": len(doc["rules"]) - len(live),
         "pass2_only": sum(1 for i in ir.imperatives if i.routes == ["pass2"]),
         "demoted": demotions(ir),
         "skipped": {k.removeprefix("skipped_"): v for k, v in stats.items() if k.startswith("skipped_")},
@@ -38,7 +41,7 @@ def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> 
         "output": output,
         "review": review,
         "passes": {
-            "pass1": len(doc["rules"]),
+            "pass1": len(live),
             "pass2": stats.get("policies_emitted", 0),
             "cedar": stats.get("cedar_policies", 0),
             "interlinked": stats.get("interlinked_policies", 0),
@@ -89,6 +92,7 @@ def summary_text(data: dict) -> str:
         f"  not an instruction   {skipped.get('no_imperative', 0)}",
         f"Conflicts              {data['conflicts']}",
         f"Removed                {data['removed']}",
+        f"User-disabled          {data['user_disabled']}",
         "",
         ("Review-mode output: " if data["review"] else "Output: ") + data["output"],
     ]

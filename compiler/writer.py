@@ -1,0 +1,86 @@
+"""Writing a run's artifacts: every file the emitters make from an IR, checked, then written atomically.
+
+`compile`, `render` and `accept` write through here, and so do the lifecycle
+verbs: after a verb changes the overrides file, the artifacts are rendered
+again from the saved IR, so distilled-rules.json, list, show and the
+companions agree with the overrides at once.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .output import write_atomic
+from .project import Project
+
+
+def self_check_failures(doc: dict, ir) -> list[str]:
+    """§12 failures of a distilled-rules document, each as "<rule id>: <problem>"."""
+    from .checks import self_check
+
+    return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
+
+
+def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str] | None, list[str]]:
+    """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
+
+    None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and
+    policy.review.ir.json. A Cedar file that fails validation is not written, and last run's copy goes.
+    """
+    from ..emitters import artifacts
+    from ..emitters.cedar_lowering import TARGETS
+    from ..schemas import read as read_schema
+    from .checks import cedar_check
+
+    files = artifacts(ir, target)
+    doc = json.loads(files["distilled-rules.json"])
+    failures = self_check_failures(doc, ir)
+    if failures:  # §12: a failing rule file is never written, nor anything beside it
+        return doc, failures, None, []
+    if review:
+        return doc, failures, {"distilled-rules.review.json": files["distilled-rules.json"],
+                               "policy.review.ir.json": files["policy.ir.json"]}, []
+    schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
+    deleted = []
+    for where, message in cedar_check(files, schemas):
+        failures.append(f"{where}: {message}")
+        path = where.split("#", 1)[0]
+        files.pop(path, None)
+        deleted.append(path)
+    return doc, failures, files, deleted
+
+
+def write_artifacts(ir, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
+    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written)."""
+    from .pipeline import SEAL_NAME, seal
+
+    doc, failures, files, deleted = planned_artifacts(ir, target, review)
+    if files is None:
+        return doc, failures, False
+    for path in deleted:
+        (project.out / path).unlink(missing_ok=True)  # a file that failed validation must not pass for this run's
+    for path, text in files.items():
+        write_atomic(project.out / path, text, project.out)
+    if "policy.ir.json" in files:  # the live IR: record what policyc wrote, so an edited copy is never trusted
+        write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]), project.out)
+    return doc, failures, True
+
+
+
+
+def rerender(project: Project, overrides) -> str:
+    """After the overrides changed: every artifact again from the saved IR, so the verb takes effect at once.
+
+    Only a policy.ir.json that carries policyc's seal (the file the last run
+    wrote) is rendered; otherwise the returned note asks for a compile.
+    """
+    from .pipeline import sealed
+    from .project import load_ir
+
+    if not project.ir().is_file() or not sealed(project.ir()):
+        return f"{project.ir().name} is missing or not the file policyc wrote; run `policyc compile` to apply the change"
+    ir = load_ir(project.ir(), validate=False)
+    ir.overrides = overrides.to_json()
+    target = json.loads(project.rules().read_text(encoding="utf-8")).get("cedar_target", "sondera-v2")
+    _, failures, written = write_artifacts(ir, project, target)
+    return "" if written and not failures else f"could not re-render the artifacts ({'; '.join(failures)}); run `policyc compile`"
