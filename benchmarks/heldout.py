@@ -1,0 +1,117 @@
+"""Precision and strict recall on the held-out set (tests/data/heldout), for any compiler checkout.
+
+Run from the repository root with the checkout's policyc installed (its virtualenv active):
+
+    python benchmarks/heldout.py [--policyc PATH] [--verbose]
+
+The held-out files come from public repositories that are not in the corpus, and nobody tunes
+the compiler on them. Each file is laid out at its repository path in a fresh git project and
+compiled with the real command line, `policyc compile --root DIR --out OUT`; the
+distilled-rules.json it writes is scored against tests/data/heldout/labels/<file>.yaml with the
+closed-world scoring of tests/closed_world.py (labels-a):
+
+  precision      correct emitted block/ask/warn rules / emitted rules. A rule is correct when a
+                 label on its lines expects its action and it fires on one of that label's
+                 must_match inputs and on none of its must_not_match inputs; a rule on an
+                 unlabelled line is wrong (the labels are complete).
+  strict recall  non-optional rule labels met / non-optional rule labels. A label is met when
+                 the correct rules at its line fire on every must_match input.
+
+--verbose lists every wrong rule and every strict miss. It always exits 0: a benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import yaml  # noqa: E402
+
+from closed_world import judge_rule, recall_problems  # noqa: E402
+from precision_recall import Tally, _ratio  # noqa: E402
+
+HELDOUT = ROOT / "tests" / "data" / "heldout"
+
+
+def manifest() -> list[dict]:
+    with open(HELDOUT / "MANIFEST.tsv", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def compile_file(policyc: str, row: dict, workdir: Path) -> dict:
+    """distilled-rules.json for one held-out file laid out at its repository path in a git project."""
+    project = workdir / row["file"].split("__", 1)[0]
+    (project / ".git").mkdir(parents=True)
+    target = project / row["path"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(HELDOUT / "files" / row["file"], target)
+    out = workdir / f"{project.name}.out"
+    run = subprocess.run([policyc, "compile", "--root", str(project), "--out", str(out)],
+                         cwd=project, capture_output=True, text=True)
+    rules = out / "distilled-rules.json"
+    if not rules.exists():
+        raise SystemExit(f"{row['file']}: policyc compile wrote no distilled-rules.json "
+                         f"(exit {run.returncode}): {run.stderr.strip()[:300]}")
+    return json.loads(rules.read_text(encoding="utf-8"))
+
+
+def score_file(row: dict, doc: dict) -> tuple[Tally, list[str], list[str]]:
+    labels = yaml.safe_load((HELDOUT / "labels" / f"{row['file']}.yaml").read_text(encoding="utf-8"))["labels"]
+    tally = Tally()
+    wrong = []
+    for rule in doc["rules"]:
+        verdict = judge_rule(rule, labels)
+        tally.emitted[rule["action"]] += 1
+        tally.correct[rule["action"]] += verdict.correct
+        if not verdict.correct:
+            wrong.append(f"{verdict.describe()}  [{rule['source'].get('quote', '')[:90]!r}]")
+    misses = []
+    for label in labels:
+        if label["expect"] == "none" or label.get("optional"):
+            continue
+        problems = recall_problems(doc, row["path"], label)
+        tally.labelled[label["class"]] += 1
+        tally.met[label["class"]] += not problems
+        if problems:
+            misses.append(f"line {label['line']} {label['expect']} {label['text'][:70]!r}: {'; '.join(problems)}")
+    return tally, wrong, misses
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--policyc", default=shutil.which("policyc") or "policyc", help="policyc executable")
+    parser.add_argument("--verbose", action="store_true", help="list wrong rules and strict misses")
+    args = parser.parse_args()
+    total = Tally()
+    print("Held-out set (tests/data/heldout): every emitted rule counts")
+    print(f"  {'file':58}  {'emitted':>7}  {'correct':>7}  {'precision':>9}  strict recall")
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in manifest():
+            tally, wrong, misses = score_file(row, compile_file(args.policyc, row, Path(tmp)))
+            total.merge(tally)
+            emitted, correct = sum(tally.emitted.values()), sum(tally.correct.values())
+            precision = f"{correct / emitted:.2f}" if emitted else "n/a"
+            print(f"  {row['file'][:58]:58}  {emitted:7}  {correct:7}  {precision:>9}  {tally.recall()}")
+            if args.verbose:
+                for line in wrong:
+                    print(f"      WRONG {line}")
+                for line in misses:
+                    print(f"      MISS  {line}")
+    print(f"  {'TOTAL':58}  precision {total.precision()}  strict recall {total.recall()}")
+    print("  strict recall per class:")
+    for name in sorted(total.labelled):
+        print(f"    {name:22} {_ratio(total.met[name], total.labelled[name])}")
+
+
+if __name__ == "__main__":
+    main()

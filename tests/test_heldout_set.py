@@ -1,0 +1,66 @@
+"""The held-out set (tests/data/heldout) is intact and well-formed.
+
+These checks never run the compiler: the set measures it (benchmarks/heldout.py) and must not
+become something it is tuned against.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+
+import pytest
+import yaml
+
+from closed_world import ACTIONS, CLASSES
+from conftest import DATA, corpus_manifest
+
+HELDOUT = DATA / "heldout"
+
+
+def _rows() -> list[dict]:
+    with open(HELDOUT / "MANIFEST.tsv", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+ROWS = _rows()
+
+
+def test_every_file_is_listed_once_and_labelled():
+    names = [r["file"] for r in ROWS]
+    assert len(names) == len(set(names))
+    assert sorted(names) == sorted(p.name for p in (HELDOUT / "files").iterdir())
+    assert sorted(f"{n}.yaml" for n in names) == sorted(p.name for p in (HELDOUT / "labels").iterdir())
+
+
+def test_no_heldout_repository_is_in_the_corpus():
+    corpus = {r["repo"].lower() for r in corpus_manifest()}
+    assert not corpus & {r["repo"].lower() for r in ROWS}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r["file"][:40])
+def test_file_is_byte_exact(row):
+    data = (HELDOUT / "files" / row["file"]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == row["sha256"]
+    assert len(data.decode("utf-8").splitlines()) == int(row["lines"])
+    assert row["file"].split("__", 3)[3] == row["path"].replace("/", "__")
+    assert len(row["commit"]) == 40
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r["file"][:40])
+def test_labels_are_well_formed(row):
+    doc = yaml.safe_load((HELDOUT / "labels" / f"{row['file']}.yaml").read_text(encoding="utf-8"))
+    assert doc["file"] == row["file"]
+    lines = (HELDOUT / "files" / row["file"]).read_text(encoding="utf-8").split("\n")
+    for label in doc["labels"]:
+        where = f"line {label['line']}"
+        assert label["text"] in lines[label["line"] - 1], f"{where}: text is not on that line"
+        assert label["expect"] in (*ACTIONS, "none"), f"{where}: expect {label['expect']!r}"
+        assert label.get("why"), f"{where}: no why"
+        if label["expect"] == "none":
+            assert not {"must_match", "must_not_match", "optional"} & set(label), f"{where}: none takes no inputs"
+            continue
+        assert label["class"] in CLASSES, f"{where}: class {label['class']!r}"
+        assert label["field"] in ("command", "file_path", "content"), f"{where}: field {label['field']!r}"
+        assert label["tool"], f"{where}: no tool"
+        assert label.get("must_match") and label.get("must_not_match"), f"{where}: needs must_match and must_not_match"
