@@ -177,7 +177,7 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
         try:
             expression, like_exact, like_notes = _like_condition(attr, pattern["regex"], pattern.get("flags", "i"), attr == "path_normalized")
         except Unsupported as exc:
-            return Omitted(f"pattern {pattern['regex']!r} has no like form: {exc}")
+            return Omitted(f"its {pattern['field']} pattern has no like form: {exc}")  # the regex is in the rule
         exact = exact and like_exact
         notes += [n for n in like_notes if n not in notes]
         (negatives if pattern.get("negate") else positives).append(expression)
@@ -239,7 +239,7 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
             try:
                 condition, exact, notes = _like_condition("tool", pattern["regex"], pattern.get("flags", "i"), False)
             except Unsupported as exc:
-                return Omitted(f"tool name pattern {pattern['regex']!r} has no like form: {exc}")
+                return Omitted(f"its tool name pattern has no like form: {exc}")
         return [Policy(imp.id, ["PreToolUse"], " && ".join([*scope_terms, f"({condition})" if " || " in condition else condition]),
                        not exact, list(notes), escalate, action_on_violation if target.extensions else "", extensions)]
     actions = _actions(imp.trigger)

@@ -87,7 +87,8 @@ SHAPES = [
     Shape("longer subcommand", "Never run `git push`.", "git push", "git pushx"),
 ]
 
-_NOT_PARSED = "Sondera's parse peels sudo, env, timeout and xargs only; it reads {w} as the program, not what {w} runs"
+_NOT_PARSED = ("Sondera documents that its parse peels sudo, env, timeout and xargs (parse_facts below peels those only), "
+               "so {w} counts as the program, not what it runs")
 _V1_WRAPPER = "sondera-v1 has only `like` on the command text, which cannot tell a wrapper or path before a program from an argument, so they are not matched"
 GAPS = {
     # (target, shape): why the target cannot express it
@@ -200,10 +201,10 @@ def _request(target: str, tool: str, tool_input: dict) -> dict:
         return {"principal": principal, "action": f'{ns}Action::"ShellCommand"', "resource": f'{ns}Trajectory::"t1"', "context": context}
     if tool in ("Write", "Edit"):
         path = tool_input["file_path"]
-        context = {**shared, "path": path, "operation": tool.removesuffix("e").lower() if tool == "Write" else "edit"}
+        action = {"Write": "FileWrite", "Edit": "FileEdit"}[tool]
+        context = {**shared, "path": path, "operation": action.removeprefix("File")}
         if v2:
             context["path_normalized"] = path.lower()
-        action = {"Write": "FileWrite", "Edit": "FileEdit"}[tool]
         return {"principal": principal, "action": f'{ns}Action::"{action}"', "resource": f'{ns}File::"{path}"', "context": context}
     return {"principal": principal, "action": f'{ns}Action::"PreToolUse"', "resource": f'{ns}Tool::"{tool}"',
             "context": {**shared, "tool": tool, "arguments": "{}"}}
