@@ -178,14 +178,18 @@ def _scope(imp, source, data: _Data):
 
 
 def measure(imp) -> Rate:
-    """How often the proposed rule would act on the bundled ordinary tool calls."""
+    """How often the proposed rule would act on the bundled ordinary tool calls, out of all the
+    calls of its tools: a file-scoped rule is not judged on its few in-scope calls alone (a
+    TypeScript-only rule on the sample's 47 TypeScript edits), but on everyday work as a whole."""
     trigger = imp.trigger
     rule = {"tool_match": trigger["tool_match"], "patterns": trigger["patterns"], "action": imp.action}
     if trigger.get("keywords"):
         rule["keywords"] = trigger["keywords"]
-    if imp.scope:
-        rule["active_when"] = imp.scope
-    return fire_rate(rule)
+    everywhere = fire_rate(rule)
+    if not imp.scope:
+        return everywhere
+    scoped = fire_rate({**rule, "active_when": imp.scope})
+    return Rate(scoped.fired, everywhere.total, scoped.examples)
 
 
 def rate_words(rate: Rate, kind: str) -> str:

@@ -183,7 +183,7 @@ def test_fire_rate_agrees_with_the_evaluator(corpus_rules):
     (rules the sample cannot place in a session, by skill, role or command history, left aside)."""
     session_free = [r for r in corpus_rules if not r.get("applies_to_roles")
                     and not set(r.get("active_when") or {}) - {"file_scope"}]
-    assert len(session_free) > 50
+    assert len(session_free) > 40  # admission keeps about 45 of the corpus rules
     differ = []
     for rule in session_free:
         evaluator = Evaluator([rule])
