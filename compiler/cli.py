@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--transcript", nargs="+", metavar="FILE", help="replay the tool calls of Claude Code session transcripts "
                      "(~/.claude/projects/*/*.jsonl)")
     mode = chk.add_mutually_exclusive_group()
-    mode.add_argument("--gate", dest="gate", action="store_true", default=True, help="stop at the first block (default)")
+    mode.add_argument("--gate", dest="gate", action="store_true", default=True, help="stop at the first block or unreadable line (default)")
     mode.add_argument("--audit", dest="gate", action="store_false", help="evaluate every event and count attempts per rule")
     chk.add_argument("--cedar", action="store_true", help="also evaluate the Sondera Cedar with cedarpy and report disagreements")
     common(chk)

@@ -364,3 +364,32 @@ def test_a_missing_project_root_denies(tmp_path):
     assert (out, code) == (failed(f"the project root {tmp_path / 'gone'} (from $CLAUDE_PROJECT_DIR) is not a directory"), 0)
     out, code, _ = run_hook(b'{"tool_name": "", "tool_input": {}}', project_dir=tmp_path)
     assert (out, code) == (failed("not a PreToolUse event: tool_name is empty"), 0)
+
+
+def test_the_hook_prepares_every_rule_that_can_decide(tmp_path, corpus_rows, monkeypatch):
+    """The hook builds its evaluator on the rules an event can meet; on the whole corpus, for every
+    labelled input (as a shell command, a written path and written content, at the root and in
+    nested folders), it decides exactly as the evaluator on all rules does."""
+    from conftest import lay_out
+    from policyc.compiler.harness import Evaluator
+
+    root = make_project(tmp_path, {})
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for row in corpus_rows:  # each repository in its own folder, as in test_corpus
+        lay_out(row, root / row["repo"].replace("/", "__"))
+    assert main(["compile", "--root", str(root)]) in (0, 1)
+    rules = hook.load_rules(_rules_doc(root), root / ".interlinked" / "distilled-rules.overrides.json")
+    everything = Evaluator(rules)
+    values = sorted({v for e in yaml.safe_load((Path(__file__).parent / "data" / "labelled_sample.yaml").read_text())
+                     for v in e.get("must_match", []) + e.get("must_not_match", [])})
+    folders = sorted({row["repo"].replace("/", "__") + "/" + (row["path"].rsplit("/", 1)[0] + "/" if "/" in row["path"] else "")
+                      for row in corpus_rows}) + [""]
+    events = [recorded(root, "Bash", {"command": v}) for v in values]
+    events += [recorded(root, tool, {"file_path": f"{root}/{folder}{v.lstrip('/')}", "content": v, "new_string": v})
+               for tool in ("Write", "Edit") for folder in folders for v in values if " " not in v]
+    decided = 0
+    for event in events:
+        mine, theirs = Evaluator(hook.rules_for_event(rules, event)).evaluate(event), everything.evaluate(event)
+        assert (mine.decision, mine.rule_id, mine.warnings) == (theirs.decision, theirs.rule_id, theirs.warnings), event["tool_input"]
+        decided += mine.decision != "allow" or bool(mine.warnings)
+    assert decided >= 400
