@@ -63,7 +63,7 @@ class Lexicon:
             if scope["when"].search(text):
                 return list(scope["globs"])
         if folder := self.qualifiers["folders"].search(text):
-            return [folder.group(1) + "/"]
+            return [name + "/" for name in re.split(r" (?:and|or) ", folder.group(1))]
         paths = [o["text"] for o in objects if o["kind"] == "path" or _PATHLIKE.search(o["text"])]
         if paths and len(paths) == len(objects) and self.qualifiers["paths"].search(text):
             return paths
