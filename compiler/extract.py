@@ -3,7 +3,9 @@
 Walks the blocks in order, keeping the heading path and the last lead line
 ("Never run these commands:") so that list items and fenced lines under them
 inherit their marker (§4 forbidden and required lists). Each sentence with a
-§5 marker becomes an Imperative routed by §15.1, or a Skipped item.
+§5 marker becomes an Imperative that proposes a rule (its trigger, action and
+scope), or a Skipped item; compiler/admission.py decides whether a proposed
+rule enters Pass 1.
 """
 
 from __future__ import annotations
@@ -285,7 +287,8 @@ class Extractor:
 
 
 def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, trigger, context, role_ok) -> Imperative:
-    """Route and grade one imperative (§5, §5f, §7, §15.1)."""
+    """Propose and grade one imperative (§5, §5f, §7): a concrete trigger proposes a Pass 1 rule,
+    which admission may still demote; anything else is Pass 2 only (§15.1)."""
     reasons = []
     scope = dict(source.scope)
     if trigger is not None and source.subtree and trigger.kind in ("path", "content"):
