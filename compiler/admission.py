@@ -18,6 +18,7 @@ from functools import lru_cache
 import yaml
 
 from ..grammar import read as read_grammar
+from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
 from .sources import load_conventions
@@ -110,7 +111,8 @@ def _source(imp, source, data: _Data):
 
 def _polarity(imp, source, data: _Data):
     clause, values = imp.clause, imp.trigger.get("values", [])
-    if imp.polarity == "positive":
+    # the clause that gave the trigger has its own marker (the sentence's strongest grades the action)
+    if load_ladder().classes[clause["marker_class"]].polarity == "positive":
         asked = set(values) & set(_texts(clause.get("objects", [])))
         if asked:
             return f"it would trigger on {_codes(sorted(asked))}, which the sentence asks for", None
