@@ -445,7 +445,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
     polarity = load_ladder().classes[governing.marker_class].polarity
-    coordinated = {m.index for m in markers if m.index > own[0] and m.marker_class == governing.marker_class}
+    # a later clause with its own prohibition ("…; avoid `b`") forbids its objects too, never recommends them
+    coordinated = {m.index for m in markers if m.index > own[0] and (
+        m.marker_class == governing.marker_class or polarity == "negative" == load_ladder().classes[m.marker_class].polarity)}
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""

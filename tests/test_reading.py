@@ -47,6 +47,7 @@ def test_make_sure_to_never_is_an_instruction(tmp_path):
     ("Never build in release mode.\n", "cargo build --release", "cargo build"),
     ("Never bump every dependency at once.\n", "npm update", "npm update lodash"),
     ("Never commit and push in a single command.\n", "git commit -m wip && git push", "git commit -m wip"),
+    ("Never squash commits when merging.\n", "gh pr merge 12 --squash", "gh pr merge 12 --merge"),
 ])
 def test_prose_commands(tmp_path, text, hit, miss):
     _, doc = compile_text(tmp_path, text)
@@ -70,3 +71,9 @@ def test_amending_a_pushed_commit_is_not_every_amend(tmp_path):
     assert doc["rules"] == [] and only(ir).routes == ["pass2"]
     _, doc = compile_text(tmp_path / "2", "Never amend commits.\n")
     assert fires(doc, *bash("git commit --amend --no-edit"))
+
+
+def test_a_later_prohibition_forbids_its_objects_too(tmp_path):
+    _, doc = compile_text(tmp_path, "Never run `terraform destroy`; avoid `terraform taint`.\n")
+    assert fires(doc, *bash("terraform destroy")) and fires(doc, *bash("terraform taint aws_instance.a"))
+    assert fires(doc, *bash("terraform plan")) == []
