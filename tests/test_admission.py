@@ -153,6 +153,7 @@ def test_the_recommended_alternative_is_not_forbidden(tmp_path):
     "Never change `https://example.com/api` links.\n",
     "Never remove `console.log` calls from the CLI.\n",
     "Never modify `theme.colors` directly.\n",
+    "Never edit I/O handlers by hand.\n",
 ])
 def test_non_paths_are_not_path_rules(tmp_path, text):
     ir, doc = compile_text(tmp_path, text)
