@@ -19,11 +19,15 @@ import yaml
 
 from ..grammar import read as read_grammar
 from . import regex_safety
+from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
 from .sources import load_conventions
 
-GATES = ("source", "polarity", "object", "kind", "scope", "breadth", "loadable")
+GATES = ("source", "polarity", "object", "kind", "scope", "loadable", "breadth")
+# Breadth replays a candidate's regexes over the ordinary-call sample, so it runs only once
+# every regex of the candidate is proven safe to run (a hostile rule file must not hang policyc).
+_BEFORE_BREADTH = GATES[: GATES.index("breadth")]
 _PATH_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "Read"})
 # Words for each tool kind in a breadth reason ("fires on 3.1% of ordinary edits").
 _KIND_WORDS = {"shell": "commands", "path": "file paths", "content": "edits", "mcp": "tool calls"}
@@ -111,7 +115,8 @@ def _source(imp, source, data: _Data):
 
 def _polarity(imp, source, data: _Data):
     clause, values = imp.clause, imp.trigger.get("values", [])
-    if imp.polarity == "positive":
+    # the clause that gave the trigger has its own marker (the sentence's strongest grades the action)
+    if load_ladder().classes[clause["marker_class"]].polarity == "positive":
         asked = set(values) & set(_texts(clause.get("objects", [])))
         if asked:
             return f"it would trigger on {_codes(sorted(asked))}, which the sentence asks for", None
@@ -235,27 +240,15 @@ def _unproposed(imp) -> Admission:
     return Admission("no-candidate", "", imp.pass2_cause)
 
 
-def admit(imp, source=None) -> None:
-    """Decide whether a proposed Pass 1 rule is admitted; a demoted one goes to Pass 2 with its reason.
-
-    An imperative reused from an earlier run of this compiler keeps its decision.
-    """
-    if imp.admission is not None:
-        return
-    if "pass1" not in imp.routes:
-        imp.admission = _unproposed(imp)
-        if imp.admission.decision == "demoted":
-            imp.pass2_cause = imp.admission.reason
-        return
+def _doubted(imp, source, gates) -> bool:
+    """Run `gates` in order; the first that finds a reason to doubt the candidate demotes it."""
     data = load_admission()
-    for gate in GATES:
+    for gate in gates:
         found = _CHECKS[gate](imp, source, data)
         if found:
             _demote(imp, gate, *found)
-            return
-    kind = tool_kind(imp.trigger)
-    rate = measure(imp)
-    imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}", _rate_json(rate))
+            return True
+    return False
 
 
 def _demote(imp, gate: str, reason: str, rate: dict | None = None) -> None:
@@ -269,21 +262,32 @@ def _demote(imp, gate: str, reason: str, rate: dict | None = None) -> None:
 
 
 def admit_all(imperatives, sources: dict) -> None:
-    """Admit every imperative of a run (`sources`: file -> its SourceIR).
+    """Decide, for every imperative of a run (`sources`: file -> its SourceIR), whether its proposed
+    rule enters Pass 1; a demoted one goes to Pass 2 with its reason. An imperative reused from an
+    earlier run of this compiler keeps its decision.
 
-    The per-candidate gates run first; then every regex an admitted rule has the
-    harness run (patterns, file_scope, after_command) must be proven safe to run
-    (compiler/regex_safety.py: a static analysis, and one Node.js trial for the
-    whole run). An unsafe regex demotes its rule through the loadable gate;
-    it never stops the run.
+    The gates that only read a candidate run first. Then every regex a remaining candidate has the
+    harness run (patterns, file_scope, after_command) must be proven safe (compiler/regex_safety.py:
+    a static analysis and one Node.js trial for the whole run); an unsafe one demotes its rule
+    through the loadable gate and never stops the run. Only then does breadth replay the safe
+    regexes over the ordinary-call sample.
     """
-    for imp in imperatives:
-        admit(imp, sources.get(imp.file))
-    admitted = [i for i in imperatives if "pass1" in i.routes]
-    found = [regex_safety.rule_regexes(i.trigger["patterns"], i.scope) for i in admitted]
+    candidates = []
+    for imp in (i for i in imperatives if i.admission is None):
+        if "pass1" not in imp.routes:
+            imp.admission = _unproposed(imp)
+            if imp.admission.decision == "demoted":
+                imp.pass2_cause = imp.admission.reason
+        elif not _doubted(imp, sources.get(imp.file), _BEFORE_BREADTH):
+            candidates.append(imp)
+    found = [regex_safety.rule_regexes(i.trigger["patterns"], i.scope) for i in candidates]
     verdicts = iter(regex_safety.problems([(regex, flags) for regexes in found for _, regex, flags in regexes]))
-    for imp, regexes in zip(admitted, found):
+    for imp, regexes in zip(candidates, found):
         problems = [(what, regex, problem) for (what, regex, _), problem in zip(regexes, verdicts) if problem]
         if problems:
             what, regex, problem = problems[0]
             _demote(imp, "loadable", f"its {what.replace('_', ' ')} {regex!r} is not safe to run in the harness ({problem})")
+        elif not _doubted(imp, sources.get(imp.file), ("breadth",)):
+            rate = measure(imp)
+            kind = tool_kind(imp.trigger)
+            imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}", _rate_json(rate))

@@ -11,6 +11,7 @@ when editing files matching X".
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -207,12 +208,25 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
     return markers
 
 
-def strongest(markers: list[Marker], ladder: Ladder | None = None) -> Marker | None:
-    """The governing marker: any hedge wins (skip when uncertain), else the strongest class."""
+def _clause_starts(sentence: Sentence) -> list[int]:
+    """Token indices where a new clause starts: after ; — – (a hedge governs only its clause)."""
+    return [i + 1 for i, t in enumerate(sentence.tokens) if t.type == "PUNCT" and t in ";—–"]
+
+
+def strongest(markers: list[Marker], ladder: Ladder | None = None, sentence: Sentence | None = None) -> Marker | None:
+    """The governing marker: a hedge wins over every marker of its clause (skip when uncertain),
+    else the strongest class. Without the sentence, any hedge wins."""
     ladder = ladder or load_ladder()
     if not markers:
         return None
     hedges = [m for m in markers if ladder.classes[m.marker_class].polarity == "hedged"]
+    if hedges and sentence is not None:
+        # "Never run `rm -rf /`; maybe ask first.": the hedge voids only "maybe ask first"
+        starts = _clause_starts(sentence)
+        hedged = {bisect_right(starts, max(h.index, 0)) for h in hedges}
+        free = [m for m in markers if m not in hedges and bisect_right(starts, max(m.index, 0)) not in hedged]
+        if free:
+            markers, hedges = free, []
     if hedges:
         return hedges[0]
     # a header label ("CRITICAL:") grades the sentence; the marker after it reads the clause
@@ -431,7 +445,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
     polarity = load_ladder().classes[governing.marker_class].polarity
-    coordinated = {m.index for m in markers if m.index > own[0] and m.marker_class == governing.marker_class}
+    # a later clause with its own prohibition ("…; avoid `b`") forbids its objects too, never recommends them
+    coordinated = {m.index for m in markers if m.index > own[0] and (
+        m.marker_class == governing.marker_class or polarity == "negative" == load_ladder().classes[m.marker_class].polarity)}
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""

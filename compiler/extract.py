@@ -3,7 +3,9 @@
 Walks the blocks in order, keeping the heading path and the last lead line
 ("Never run these commands:") so that list items and fenced lines under them
 inherit their marker (§4 forbidden and required lists). Each sentence with a
-§5 marker becomes an Imperative routed by §15.1, or a Skipped item.
+§5 marker becomes an Imperative that proposes a rule (its trigger, action and
+scope), or a Skipped item; compiler/admission.py decides whether a proposed
+rule enters Pass 1.
 """
 
 from __future__ import annotations
@@ -229,7 +231,7 @@ class Extractor:
         sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
-            governing = strongest(markers, self.ladder) or (replace(unit.inherited.marker, index=-1) if unit.inherited else None)
+            governing = strongest(markers, self.ladder, sentence) or (replace(unit.inherited.marker, index=-1) if unit.inherited else None)
             if governing is None:
                 continue
             self.recent = (governing, unit.block)
@@ -240,6 +242,22 @@ class Extractor:
                     continue  # "Never run these commands:" only announces its list
             self._imperative_from(unit, sentence, sentence.start, sentence.end, markers, governing, None, headings)
         return new_lead
+
+    def _other_clause(self, sentence: Sentence, markers: list[Marker], governing: Marker, clause: Clause):
+        """Every clause is read with its own marker: when the governing one names nothing concrete,
+        the next clause that does gives the trigger ("You should not run pytest … — always use
+        `breeze`"); the strongest marker still decides the action."""
+        for other in _by_strength(markers, self.ladder):
+            cls = self.ladder.classes[other.marker_class]
+            if other == governing or other.text in self.ladder.headers or cls.polarity == "hedged":
+                continue
+            candidate = read_clause(sentence, markers, other, self.lexicon)
+            if candidate.marker != other or candidate.sequence:
+                continue
+            trigger = infer_trigger(candidate, cls.polarity, self.lexicon)
+            if trigger is not None:
+                return candidate, trigger
+        return clause, None
 
     def _imperative_from(self, unit: Unit, sentence: Sentence | None, start: int, end: int,
                          markers: list[Marker], governing: Marker, objects: list[dict] | None,
@@ -263,6 +281,8 @@ class Extractor:
                                         "skip-no-imperative", "a question, not an instruction"))
             return
         trigger = None if clause.sequence else infer_trigger(clause, cls.polarity, self.lexicon)
+        if trigger is None and not clause.sequence and sentence is not None:
+            clause, trigger = self._other_clause(sentence, markers, governing, clause)
         if trigger is not None and trigger.kind != "mcp" and all(p["field"] != "command" for p in trigger.patterns):
             section = self.lexicon.section_scope([h[2] for h in headings])
             if section and section not in trigger.file_scope:  # "## Testing": the heading scopes the file rules under it
@@ -284,8 +304,13 @@ class Extractor:
         self.imperatives.append(imperative)
 
 
+def _by_strength(markers: list[Marker], ladder) -> list[Marker]:
+    return sorted(markers, key=lambda m: ladder.classes[m.marker_class].rank)
+
+
 def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, trigger, context, role_ok) -> Imperative:
-    """Route and grade one imperative (§5, §5f, §7, §15.1)."""
+    """Propose and grade one imperative (§5, §5f, §7): a concrete trigger proposes a Pass 1 rule,
+    which admission may still demote; anything else is Pass 2 only (§15.1)."""
     reasons = []
     scope = dict(source.scope)
     if trigger is not None and source.subtree and trigger.kind in ("path", "content"):

@@ -63,7 +63,7 @@ class Lexicon:
             if scope["when"].search(text):
                 return list(scope["globs"])
         if folder := self.qualifiers["folders"].search(text):
-            return [folder.group(1) + "/"]
+            return [name + "/" for name in re.split(r" (?:and|or) ", folder.group(1))]
         paths = [o["text"] for o in objects if o["kind"] == "path" or _PATHLIKE.search(o["text"])]
         if paths and len(paths) == len(objects) and self.qualifiers["paths"].search(text):
             return paths
@@ -306,8 +306,11 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
 
 def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     for entry in lex.prose:
-        if not entry["when_re"].search(clause.scope_text):
+        matched = entry["when_re"].search(clause.scope_text)
+        if not matched:
             continue
+        # "in release mode", "in a single command": what the entry matched, not a narrowing
+        clause.qualifiers = [q for q in clause.qualifiers if q not in matched.group(0)]
         if "command" in entry:  # built like a code span, so §10 can compare it
             trigger = _build("command", [entry["command"]], clause, lex)
             trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)

@@ -68,10 +68,12 @@ def _compile(root) -> dict:
 
 
 def _dropped(ir: dict, part: str) -> list[str]:
-    return [r for i in ir["imperatives"] if part in i["quote"] for r in i["reasons"] if r.startswith("Pass 1 dropped")]
+    """Why the admission gates kept the rule whose quote holds `part` out of Pass 1."""
+    return [i["admission"]["reason"] for i in ir["imperatives"]
+            if part in i["quote"] and (i.get("admission") or {}).get("decision") == "demoted"]
 
 
-def test_hostile_globs_and_conditions_go_to_pass_2_and_the_run_goes_on(tmp_path, monkeypatch):
+def test_hostile_conditions_go_to_pass_2_hostile_globs_become_safe_and_the_run_goes_on(tmp_path, monkeypatch):
     root = make_project(tmp_path, {
         "AGENTS.md": "Never run `terraform destroy`.\n\nNever edit `src/**/**/**/**/**/**/x.ts`.\n",
         ".cursor/rules/e.mdc": '---\nglobs: "**/*e**e**e**e**e**e**e**e*.zz"\n---\nNever use `eval`.\n',
@@ -82,17 +84,22 @@ def test_hostile_globs_and_conditions_go_to_pass_2_and_the_run_goes_on(tmp_path,
     })
     monkeypatch.chdir(root)
     result = _compile(root)
-    assert [r["source"]["file"] for r in result["rules"]] == ["AGENTS.md"]  # only the safe rule is live
-    for part in ("x.ts", "eval", "exec", "(?:.|.)", "DIGIT ONE", "a)("):  # an OMP rule's quote is its condition
+    # stacked and repeated wildcards translate to regexes proven safe, so those rules stay live
+    assert sorted({r["source"]["file"] for r in result["rules"]}) == [".cursor/rules/e.mdc", ".github/instructions/a.instructions.md", "AGENTS.md"]
+    emitted = [(p["regex"], p.get("flags", "i")) for r in result["rules"] for p in r["patterns"]]
+    emitted += [(r["active_when"]["file_scope"], "i") for r in result["rules"] if "file_scope" in r.get("active_when", {})]
+    assert regex_safety.problems(emitted) == [""] * len(emitted)
+    for part in ("(?:.|.)", "DIGIT ONE", "a)("):  # an OMP rule's quote is its condition
         assert _dropped(result["ir"], part), part
-    policy = (root / ".interlinked" / "policies" / "local-cursor-rules-e-mdc.policy.md").read_text()
-    assert "cannot load in the harness" in policy
+    # the loadable gate decides before breadth replays the condition over ordinary calls (it would hang there)
+    slow = next(i for i in result["ir"]["imperatives"] if "(?:.|.)" in i["quote"])
+    assert slow["admission"]["gate"] == "loadable"
 
 
 def test_the_self_check_refuses_an_unsafe_scope_that_reaches_it(tmp_path):
     rule = {"id": "enforce-x-no-eval", "enabled": True, "trigger": "PreToolUse", "tool_match": ["Write"], "action": "block",
             "patterns": [{"field": "content", "regex": r"\beval\(", "flags": "i"}],
-            "active_when": {"file_scope": glob_to_regex("**/*e**e**e**e**e*.zz")},
+            "active_when": {"file_scope": r"(?:^|/)[^/]*e.*e.*e.*e.*e[^/]*\.zz$"},  # what `*e**e**e**e**e*.zz` once gave
             "source": {"file": "AGENTS.md", "lines": [1, 1], "quote": "Never use eval."}}
     failures = self_check({"rules": [rule]}, {"AGENTS.md": "Never use eval.\n"}, use_node=False)
     assert any("file_scope" in message and "unbounded quantifiers" in message for _, message in failures)
