@@ -20,11 +20,11 @@ Exit codes: 0 success, 1 a self-check failed or a source could not be read
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from .output import LockError, find_root, locked, write_atomic
 from .project import Project, UsageError, load_ir, open_project, stderr
@@ -35,11 +35,13 @@ from .project import Project, UsageError, load_ir, open_project, stderr
 CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser():
+    import argparse
+
     from . import overrides as overrides_file
 
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
-    parser.add_argument("--version", action=_Version, help="print policyc's version and exit")
+    parser.add_argument("--version", action=_version_action(), help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p, out_required=False):
@@ -118,7 +120,8 @@ def _hook_parser(sub) -> None:
             p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
 
 
-def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def _hook_claude_arguments(claude):
+    """`hook claude`'s options on an argparse parser (see also _hook_claude_fast)."""
     claude.add_argument("--require-rules", action="store_true",
                         help="deny when the project has no compiled rules (a hook installed for the project)")
     claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
@@ -129,20 +132,44 @@ def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.Argument
     return claude
 
 
-class _Version(argparse.Action):
-    """--version: the installed package's version (importlib.metadata only when asked)."""
+def _hook_claude_fast(argv: list[str]):
+    """`hook claude`'s options as the installer writes them, without argparse: on every tool call,
+    argparse's import, translations and help formatter cost about 4 ms. None for anything else
+    (help, another spelling, an error), which argparse then parses; a test keeps both in step."""
+    values = {"require_rules": False, "on_error": "deny", "root": None, "out": None}
+    args = iter(argv)
+    for arg in args:
+        if arg == "--require-rules":
+            values["require_rules"] = True
+        elif arg in ("--on-error", "--root", "--out"):
+            value = next(args, None)
+            if value is None or value.startswith("-") or (arg == "--on-error" and value not in ("deny", "allow")):
+                return None
+            values[arg[2:].replace("-", "_")] = value
+        else:
+            return None
+    return SimpleNamespace(command="hook", action="claude", **values)
 
-    def __init__(self, option_strings, dest, **kwargs):
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
+def _version_action():
+    import argparse
 
-        try:
-            print(f"policyc {version('policyc')}")
-        except PackageNotFoundError:
-            print("policyc (version unknown: the package is not installed)")
-        parser.exit()
+    class Version(argparse.Action):
+        """--version: the installed package's version (importlib.metadata only when asked)."""
+
+        def __init__(self, option_strings, dest, **kwargs):
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                print(f"policyc {version('policyc')}")
+            except PackageNotFoundError:
+                print("policyc (version unknown: the package is not installed)")
+            parser.exit()
+
+    return Version
 
 
 def _self_check(doc: dict, ir) -> list[str]:
@@ -445,7 +472,12 @@ def _executable() -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:2] == ["hook", "claude"]:  # on every tool call: build no other verb's parser
-        return _hook(_hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:]))
+        args = _hook_claude_fast(argv[2:])
+        if args is None:
+            import argparse
+
+            args = _hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:])
+        return _hook(args)
     from . import overrides as overrides_file
 
     args = _parser().parse_args(argv)
