@@ -23,11 +23,11 @@ export --check: an artifact would change),
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from .output import LockError, OutputError, find_root, locked, write_atomic
 from .writer import planned_artifacts, self_check_failures, write_artifacts
@@ -41,11 +41,13 @@ DEFAULT_CEDAR_TARGET = "sondera-v2"  # emitters.cedar_lowering.DEFAULT_TARGET
 FINDING_FORMATS = ("text", "json", "sarif", "github")  # sarif: SARIF 2.1.0; github: workflow-command annotations
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser():
+    import argparse
+
     from . import overrides as overrides_file
 
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
-    parser.add_argument("--version", action=_Version, help="print policyc's version and exit")
+    parser.add_argument("--version", action=_version_action(), help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p, out_required=False, formats=("text", "json")):
@@ -127,7 +129,8 @@ def _hook_parser(sub) -> None:
             p.add_argument("--out", help="the rules folder (default: <root>/.interlinked/, else the working directory)")
 
 
-def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def _hook_claude_arguments(claude):
+    """`hook claude`'s options on an argparse parser (see also _hook_claude_fast)."""
     claude.add_argument("--require-rules", action="store_true",
                         help="deny when the project has no compiled rules (a hook installed for the project)")
     claude.add_argument("--on-error", choices=("deny", "allow"), default="deny",
@@ -138,20 +141,44 @@ def _hook_claude_arguments(claude: argparse.ArgumentParser) -> argparse.Argument
     return claude
 
 
-class _Version(argparse.Action):
-    """--version: the installed package's version (importlib.metadata only when asked)."""
+def _hook_claude_fast(argv: list[str]):
+    """`hook claude`'s options as the installer writes them, without argparse: on every tool call,
+    argparse's import, translations and help formatter cost about 4 ms. None for anything else
+    (help, another spelling, an error), which argparse then parses; a test keeps both in step."""
+    values = {"require_rules": False, "on_error": "deny", "root": None, "out": None}
+    args = iter(argv)
+    for arg in args:
+        if arg == "--require-rules":
+            values["require_rules"] = True
+        elif arg in ("--on-error", "--root", "--out"):
+            value = next(args, None)
+            if value is None or value.startswith("-") or (arg == "--on-error" and value not in ("deny", "allow")):
+                return None
+            values[arg[2:].replace("-", "_")] = value
+        else:
+            return None
+    return SimpleNamespace(command="hook", action="claude", **values)
 
-    def __init__(self, option_strings, dest, **kwargs):
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
+def _version_action():
+    import argparse
 
-        try:
-            print(f"policyc {version('policyc')}")
-        except PackageNotFoundError:
-            print("policyc (version unknown: the package is not installed)")
-        parser.exit()
+    class Version(argparse.Action):
+        """--version: the installed package's version (importlib.metadata only when asked)."""
+
+        def __init__(self, option_strings, dest, **kwargs):
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                print(f"policyc {version('policyc')}")
+            except PackageNotFoundError:
+                print("policyc (version unknown: the package is not installed)")
+            parser.exit()
+
+    return Version
 
 
 def _export_parser(sub, common) -> None:
@@ -530,7 +557,12 @@ def _export(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:2] == ["hook", "claude"]:  # on every tool call: build no other verb's parser
-        return _hook(_hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:]))
+        args = _hook_claude_fast(argv[2:])
+        if args is None:
+            import argparse
+
+            args = _hook_claude_arguments(argparse.ArgumentParser(prog="policyc hook claude")).parse_args(argv[2:])
+        return _hook(args)
     from . import overrides as overrides_file
 
     args = _parser().parse_args(argv)

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from policyc.compiler import harness, hook, hook_install
-from policyc.compiler.cli import CEDAR_TARGETS, main
+from policyc.compiler.cli import CEDAR_TARGETS, _hook_claude_arguments, _hook_claude_fast, main
 from policyc.emitters.cedar_lowering import TARGETS
 
 from conftest import make_project
@@ -223,7 +223,7 @@ def test_an_internal_error_denies(project, monkeypatch):
 
 
 def test_the_hook_imports_only_what_deciding_needs(project):
-    """No Lark, Jinja2, jsonschema, YAML, cedarpy or emitter on the hook path (after the first call wrote the cache)."""
+    """No Lark, Jinja2, jsonschema, YAML, cedarpy, emitter or argparse on the hook path (after the first call wrote the cache)."""
     probe = ("import json, sys; from policyc.compiler.cli import main; main(['hook', 'claude']); "
              "sys.stderr.write(json.dumps(sorted(sys.modules)))")
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
@@ -233,6 +233,7 @@ def test_the_hook_imports_only_what_deciding_needs(project):
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     loaded = json.loads(done.stderr)
     assert [m for m in loaded if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
+    assert "argparse" not in loaded  # the installed command line is read without it
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["list"], ["--version"]])
@@ -393,3 +394,18 @@ def test_the_hook_prepares_every_rule_that_can_decide(tmp_path, corpus_rows, mon
         assert (mine.decision, mine.rule_id, mine.warnings) == (theirs.decision, theirs.rule_id, theirs.warnings), event["tool_input"]
         decided += mine.decision != "allow" or bool(mine.warnings)
     assert decided >= 400
+
+
+@pytest.mark.parametrize("argv", [[], ["--require-rules"], ["--on-error", "allow"], ["--root", "/p", "--out", "/p/o", "--require-rules"],
+                                  ["--on-error", "deny", "--on-error", "allow"]])
+def test_the_fast_options_are_argparse_s(argv):
+    """The hook's argparse-free reading of its options gives what argparse gives; anything else goes to argparse."""
+    import argparse
+
+    parsed = _hook_claude_arguments(argparse.ArgumentParser()).parse_args(argv)
+    assert vars(_hook_claude_fast(argv)) == vars(parsed)
+
+
+@pytest.mark.parametrize("argv", [["-h"], ["--on-error=allow"], ["--on-error", "maybe"], ["--root"], ["--bogus"], ["--root", "-x"]])
+def test_other_options_go_to_argparse(argv):
+    assert _hook_claude_fast(argv) is None
