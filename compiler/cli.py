@@ -30,7 +30,7 @@ from . import diff as diffs
 from . import overrides as overrides_file
 from .checks import cedar_check, self_check
 from .ir import PolicyIR
-from .output import LockError, OutputError, find_root, locked, write_atomic
+from .output import LockError, OutputError, emitted_before, find_root, locked, remove_emitted, write_atomic
 from .pipeline import SEAL_NAME, compile_sources, keep_failed, load_sources, merge_previous, same_compiler, seal, sealed
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .remote import fetch_https
@@ -121,11 +121,12 @@ def write_artifacts(ir: PolicyIR, project: Project, target: str, review: bool = 
         write_atomic(project.ir(review=True), files["policy.ir.json"], project.out)
         return doc, failures, True
     schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
+    emitted = emitted_before(project.rules())
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")
         path = where.split("#", 1)[0]
         files.pop(path, None)  # this Cedar file is not written,
-        (project.out / path).unlink(missing_ok=True)  # and last run's copy must not pass for it
+        remove_emitted(project.out, path, emitted)  # and last run's copy (if policyc wrote it) must not pass for it
     for path, text in files.items():
         write_atomic(project.out / path, text, project.out)
     write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]), project.out)

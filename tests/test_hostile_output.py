@@ -259,3 +259,24 @@ def test_a_deeply_nested_event_line(tmp_path, capsys):
     code, err = _run("check", str(events), "--root", str(root), capsys=capsys)
     assert code == 1
     _one_line_error(err, "events.jsonl:1", "nested too deeply")
+
+
+def test_only_files_policyc_recorded_are_deleted(tmp_path):
+    out = tmp_path / "out"
+    (out / "policies").mkdir(parents=True)
+    (out / "policies" / "mine.cedar").write_text("// the user's\n")
+    (out / "policies" / "a.cedar").write_text("// policyc's\n")
+    (out / "distilled-rules.json").write_text(json.dumps({"policies_emitted": ["policies/a.cedar"]}))
+    emitted = output.emitted_before(out / "distilled-rules.json")
+    assert not output.remove_emitted(out, "policies/mine.cedar", emitted)
+    assert output.remove_emitted(out, "policies/a.cedar", emitted)
+    assert sorted(p.name for p in (out / "policies").iterdir()) == ["mine.cedar"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.cedar").write_text("// not policyc's\n")
+    (out / "policies" / "mine.cedar").unlink()
+    (out / "policies").rmdir()
+    os.symlink(elsewhere, out / "policies")
+    with pytest.raises(output.OutputError):
+        output.remove_emitted(out, "policies/a.cedar", emitted)
+    assert (elsewhere / "a.cedar").is_file()
