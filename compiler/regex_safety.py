@@ -272,6 +272,22 @@ def _sequence_problem(items, state) -> str:
     return ""
 
 
+# A repeated group of plain alternatives, as written: Python's parser folds `(?:.|.)` into one class, V8 does not.
+_REPEATED_ALTERNATION = re.compile(r"\((?:\?:)?((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*)\)(?:[*+]|\{\d+,\d*\})")
+_BAR = re.compile(r"(?<!\\)\|")
+
+
+def _written_alternation_problem(regex: str, state: _State) -> str:
+    for m in _REPEATED_ALTERNATION.finditer(regex):
+        try:
+            firsts = [_first(list(_parse(branch, "")), state) for branch in _BAR.split(m.group(1))]
+        except (re.error, RecursionError, OverflowError):
+            continue
+        if any(not f for f in firsts) or any(a & b for i, a in enumerate(firsts) for b in firsts[i + 1 :]):
+            return "a repeated group has alternatives that match the same characters"
+    return ""
+
+
 def static_problem(regex: str, flags: str = "i") -> str:
     """'' when the parse tree shows no catastrophic backtracking, else why not."""
     if _PY_ONLY.search(regex):
@@ -280,7 +296,8 @@ def static_problem(regex: str, flags: str = "i") -> str:
         tree = _parse(regex, flags)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"cannot be analysed: {exc}"
-    return _sequence_problem(list(tree), _State(tree.state.flags))
+    state = _State(tree.state.flags)
+    return _sequence_problem(list(tree), state) or _written_alternation_problem(regex, state)
 
 
 def _attack(regex: str, flags: str) -> tuple[list[str], list[str]]:
