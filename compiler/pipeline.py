@@ -9,19 +9,18 @@ import signal
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from functools import lru_cache
 from importlib import resources
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .. import grammar, schemas
-
+from . import regex_safety
 from .conflicts import resolve as resolve_conflicts
 from .extract import Extractor
 from .ids import assign_ids
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
-from . import regex_safety
 from .regex_safety import rule_regexes
 from .regexes import redos_reasons, syntax_problems
 from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
