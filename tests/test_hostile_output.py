@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import cedarpy
 import pytest
