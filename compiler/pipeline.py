@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import threading
 from contextlib import contextmanager
@@ -99,6 +100,7 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
 
 
 _FOLDER_SCOPED_KINDS = ("path", "content")
+_PLAIN_PATH = re.compile(r"^[A-Za-z0-9./-]+$")
 
 
 def _scope_to_folder(imperative, source: Source) -> None:
@@ -112,7 +114,8 @@ def _scope_to_folder(imperative, source: Source) -> None:
         imperative.routes.append("pass2")
     imperative.reasons.append(f"Pass 1 dropped: {source.file} speaks only for {source.subtree}/, and a "
                               f"{trigger['kind'].split(':')[0]} rule cannot be limited to one folder")
-    imperative.pass2_cause = f"it comes from {source.file}, which applies only to work in {source.subtree}/"
+    folder = f"{source.subtree}/" if _PLAIN_PATH.match(source.subtree) else "its own folder"  # words for policy.md, no markup
+    imperative.pass2_cause = f"it comes from a rule file that applies only to work in {folder}"
 
 
 def _vet(imperatives) -> None:
@@ -131,7 +134,7 @@ def _vet(imperatives) -> None:
             issues = (redos_reasons(regex) + syntax_problems(regex, flags) if what == "pattern" else []) + [safety] * bool(safety)
             if issues and not problem:
                 problem = f"{what} {regex!r} {issues[0]}"
-                cause = f"its {what.replace('_', ' ')} cannot load in the harness ({issues[0]})"
+                cause = f"its {what.replace('_', ' ')} cannot load in the harness ({issues[0].split(':', 1)[0]})"  # no source text
         if problem:
             imperative.routes = [r for r in imperative.routes if r != "pass1"]
             if "pass2" not in imperative.routes:
