@@ -118,13 +118,18 @@ def _scope_to_folder(imperative, source: Source) -> None:
     imperative.pass2_cause = f"it comes from a rule file that applies only to work in {folder}"
 
 
-def _vet(imperatives) -> None:
+def _vet(imperatives, reused: list) -> None:
     """Keep a Pass 1 rule only if every regex it has the harness run loads and is proven safe to run.
 
     One batch for the whole run (one Node.js process); a failing regex routes
-    its rule to Pass 2 with the reason, the run goes on.
+    its rule to Pass 2 with the reason, the run goes on. Imperatives reused
+    from the sealed previous IR of this same compiler were proven when they
+    were compiled: their regexes are vouched for, not tried again.
     """
-    candidates = [i for i in imperatives if "pass1" in i.routes]
+    old = {id(i) for i in reused}
+    regex_safety.vouch([(regex, flags) for i in reused if "pass1" in i.routes
+                        for _, regex, flags in rule_regexes(i.trigger["patterns"], i.scope)])
+    candidates = [i for i in imperatives if "pass1" in i.routes and id(i) not in old]
     regexes = [rule_regexes(i.trigger["patterns"], i.scope) for i in candidates]
     verdicts = iter(regex_safety.problems([(regex, flags) for found in regexes for _, regex, flags in found]))
     for imperative, found in zip(candidates, regexes):
@@ -155,9 +160,10 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
     reusable = _reusable(previous) if reuse else {}
+    reused: list = []  # imperatives taken from the previous IR: proven when they were compiled
     for source in sorted(sources, key=lambda s: s.file):
         try:
-            imperatives, skipped, prose = _extract(source, reusable)
+            imperatives, skipped, prose = _extract(source, reusable, reused)
         except SourceError as exc:  # over a per-file limit: this file fails, the run goes on
             ir.errors.append({"file": source.file, "message": str(exc)})
             continue
@@ -181,7 +187,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
-    _vet(ir.imperatives)
+    _vet(ir.imperatives, reused)
     assign_ids(ir.imperatives)
     resolve_conflicts(ir)
     if previous is not None:
@@ -216,10 +222,12 @@ def _time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _extract(source: Source, reusable: dict) -> tuple[list, list, list]:
-    """The items of one source, reused when its text and the compiler are unchanged; SourceError over a limit."""
+def _extract(source: Source, reusable: dict, reused: list) -> tuple[list, list, list]:
+    """The items of one source, reused (and added to `reused`) when its text and the compiler are unchanged;
+    SourceError over a limit."""
     if (source.file, source.sha256) in reusable:
         imperatives, skipped, prose = reusable[(source.file, source.sha256)]
+        reused.extend(imperatives)
     else:
         extractor = Extractor(source)
         try:

@@ -374,6 +374,13 @@ def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
     return [_static[p] or (_tried.get(p, "") if use_node else "") for p in pairs]
 
 
+def vouch(pairs: list[tuple[str, str]]) -> None:
+    """Record regexes proven by an earlier run of this same compiler (a sealed cache): not tried again here.
+    The static analysis still runs on them wherever `problems` is asked."""
+    for pair in pairs:
+        _tried.setdefault(pair, "")
+
+
 def rule_regexes(patterns: list[dict], scope: dict) -> list[tuple[str, str, str]]:
     """(what, regex, flags) for every regex the harness runs for a rule."""
     found = [("pattern", p["regex"], str(p.get("flags", "i"))) for p in patterns if isinstance(p, dict) and isinstance(p.get("regex"), str)]
