@@ -110,11 +110,11 @@ def test_a_file_over_the_time_limit_fails_alone(tmp_path, monkeypatch, capsys):
 
 def _only_claude_limited(extract):
     """The time limit for CLAUDE.md only, so the small AGENTS.md is never near it."""
-    def run(source, reusable):
+    def run(source, *rest):
         limit = pipeline.MAX_SECONDS_PER_FILE
         pipeline.MAX_SECONDS_PER_FILE = limit if source.file == "CLAUDE.md" else 60.0
         try:
-            return extract(source, reusable)
+            return extract(source, *rest)
         finally:
             pipeline.MAX_SECONDS_PER_FILE = limit
     return run
