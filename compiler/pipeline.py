@@ -149,11 +149,12 @@ def _vet(imperatives, reused: list) -> None:
 
 
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
-                    overrides: Overrides | None = None, reuse: bool = True) -> PolicyIR:
+                    overrides: Overrides | None = None, reuse: bool = False) -> PolicyIR:
     """Extract every source; a source whose hash matches `previous` reuses its items (§3).
 
-    Items are reused only when `reuse` (the caller vouches that `previous` is
-    the file policyc wrote) and the compiler fingerprint matches. Sources of a
+    Items are reused only when the caller vouches that `previous` is the file
+    policyc wrote (`reuse`, from its seal) and the compiler fingerprint
+    matches; otherwise `previous` only tells which rules were removed. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
     overrides = overrides or Overrides()
