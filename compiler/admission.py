@@ -272,6 +272,9 @@ def admit_all(imperatives, sources: dict) -> None:
     through the loadable gate and never stops the run. Only then does breadth replay the safe
     regexes over the ordinary-call sample.
     """
+    # rules reused from the sealed IR of this same compiler were proven when they were compiled
+    regex_safety.vouch([(regex, flags) for i in imperatives if i.admission is not None and "pass1" in i.routes
+                        for _, regex, flags in regex_safety.rule_regexes(i.trigger["patterns"], i.scope)])
     candidates = []
     for imp in (i for i in imperatives if i.admission is None):
         if "pass1" not in imp.routes:

@@ -280,6 +280,10 @@ def _compile(args, fetcher=None) -> int:
     if previous is not None:  # a subset run keeps the other sources; discovery keeps accepted remote ones
         sources = merge_previous(previous, sources, project.root, remote_only=not args.targets)
         sources, kept = keep_failed(previous, sources, errors, project.root)
+        if kept and not trusted:  # only the file policyc wrote may speak for a source it cannot read now
+            stderr(f"error: {', '.join(e['message'] for e in errors)}; {project.ir().name} is not the file policyc last wrote, "
+                   "so the last rules of the file cannot be kept; nothing written")
+            return 1
     if args.check:
         return _compile_check(project, (previous, trusted), (sources, errors, dropped), overrides, args, review)
     if trusted and not review and not errors and _up_to_date(project, previous, sources, args.cedar_target, overrides):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from contextlib import contextmanager
@@ -81,6 +82,25 @@ def write_atomic(path: Path, text: str | bytes, base: Path | None = None) -> Non
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def emitted_before(rules_path: Path) -> frozenset[str]:
+    """The policies/ files the last run recorded as its own (`policies_emitted` of distilled-rules.json)."""
+    try:
+        emitted = json.loads(rules_path.read_text(encoding="utf-8")).get("policies_emitted", [])
+    except (OSError, ValueError, AttributeError):
+        return frozenset()
+    return frozenset(p for p in emitted if isinstance(p, str)) if isinstance(emitted, list) else frozenset()
+
+
+def remove_emitted(base: Path, rel: str, emitted: frozenset[str]) -> bool:
+    """Delete `base/rel` only when policyc recorded writing it, and never through a symbolic link."""
+    path = base / rel
+    if rel not in emitted or not path.is_relative_to(base):
+        return False
+    _checked_parent(path, base)
+    path.unlink(missing_ok=True)
+    return True
 
 
 class LockError(Exception):

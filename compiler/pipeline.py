@@ -9,9 +9,9 @@ import signal
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from functools import lru_cache
 from importlib import resources
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .. import grammar, schemas
@@ -101,11 +101,12 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
 
 
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
-                    overrides: Overrides | None = None, reuse: bool = True) -> PolicyIR:
+                    overrides: Overrides | None = None, reuse: bool = False) -> PolicyIR:
     """Extract every source; a source whose hash matches `previous` reuses its items (§3).
 
-    Items are reused only when `reuse` (the caller vouches that `previous` is
-    the file policyc wrote) and the compiler fingerprint matches. Sources of a
+    Items are reused only when the caller vouches that `previous` is the file
+    policyc wrote (`reuse`, from its seal) and the compiler fingerprint
+    matches; otherwise `previous` only tells which rules were removed. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
     from .admission import admit_all  # the ordinary-call sample: not for a run that finds nothing changed

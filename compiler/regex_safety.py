@@ -281,6 +281,22 @@ def _sequence_problem(items, state) -> str:
     return ""
 
 
+# A repeated group of plain alternatives, as written: Python's parser folds `(?:.|.)` into one class, V8 does not.
+_REPEATED_ALTERNATION = re.compile(r"\((?:\?:)?((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*)\)(?:[*+]|\{\d+,\d*\})")
+_BAR = re.compile(r"(?<!\\)\|")
+
+
+def _written_alternation_problem(regex: str, state: _State) -> str:
+    for m in _REPEATED_ALTERNATION.finditer(regex):
+        try:
+            firsts = [_first(list(_parse(branch, "")), state) for branch in _BAR.split(m.group(1))]
+        except (re.error, RecursionError, OverflowError):
+            continue
+        if any(not f for f in firsts) or any(a & b for i, a in enumerate(firsts) for b in firsts[i + 1 :]):
+            return "a repeated group has alternatives that match the same characters"
+    return ""
+
+
 def static_problem(regex: str, flags: str = "i") -> str:
     """'' when the parse tree shows no catastrophic backtracking, else why not."""
     if _PY_ONLY.search(regex):
@@ -289,7 +305,8 @@ def static_problem(regex: str, flags: str = "i") -> str:
         tree = _parse(regex, flags)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"cannot be analysed: {exc}"
-    return _sequence_problem(list(tree), _State(tree.state.flags))
+    state = _State(tree.state.flags)
+    return _sequence_problem(list(tree), state) or _written_alternation_problem(regex, state)
 
 
 def _attack(regex: str, flags: str) -> tuple[list[str], list[str]]:
@@ -371,6 +388,13 @@ def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
             _tried.update(zip(untried, results))
     tried = use_node and (results is not None or all(p in _tried for p in unique if p not in final))
     return [final.get(p) or (_tried.get(p, "") if tried else _static[p]) for p in pairs]
+
+
+def vouch(pairs: list[tuple[str, str]]) -> None:
+    """Record regexes proven by an earlier run of this same compiler (a sealed cache): not tried again here.
+    The static analysis still runs on them wherever `problems` is asked."""
+    for pair in pairs:
+        _tried.setdefault(pair, "")
 
 
 def rule_regexes(patterns: list[dict], scope: dict) -> list[tuple[str, str, str]]:

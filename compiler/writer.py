@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .output import write_atomic
+from .output import emitted_before, remove_emitted, write_atomic
 from .project import Project
 
 
@@ -57,8 +57,9 @@ def write_artifacts(ir, project: Project, target: str, review: bool = False) -> 
     doc, failures, files, deleted = planned_artifacts(ir, target, review)
     if files is None:
         return doc, failures, False
-    for path in deleted:
-        (project.out / path).unlink(missing_ok=True)  # a file that failed validation must not pass for this run's
+    emitted = emitted_before(project.rules())
+    for path in deleted:  # a file that failed validation must not pass for this run's, if policyc wrote it
+        remove_emitted(project.out, path, emitted)
     for path, text in files.items():
         write_atomic(project.out / path, text, project.out)
     if "policy.ir.json" in files:  # the live IR: record what policyc wrote, so an edited copy is never trusted

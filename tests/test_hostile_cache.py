@@ -83,3 +83,20 @@ def test_a_broken_ir_never_sticks(tmp_path, monkeypatch, capsys, edit):
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(_rules(root)) == 2
     assert main(["compile", "--root", str(root)]) == 0  # and the next run is an ordinary one
+
+
+def test_an_unreadable_source_with_an_edited_ir_writes_nothing(tmp_path, monkeypatch, capsys):
+    root = make_project(tmp_path, {"AGENTS.md": RULES})
+    monkeypatch.chdir(root)
+    assert main(["compile", "--root", str(root)]) == 0
+    out = root / ".interlinked"
+    before = (out / "distilled-rules.json").read_text()
+    ir = json.loads((out / "policy.ir.json").read_text())
+    ir["sources"][0]["text"] = "Never run `ls`.\n"  # a forged 'last version' of the file
+    (out / "policy.ir.json").write_text(json.dumps(ir))
+    (root / "AGENTS.md").write_bytes(b"\xff\n")
+    capsys.readouterr()
+    assert main(["compile", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "nothing written" in err and "Traceback" not in err
+    assert (out / "distilled-rules.json").read_text() == before

@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import cedarpy
 import pytest
@@ -111,11 +110,11 @@ def test_a_file_over_the_time_limit_fails_alone(tmp_path, monkeypatch, capsys):
 
 def _only_claude_limited(extract):
     """The time limit for CLAUDE.md only, so the small AGENTS.md is never near it."""
-    def run(source, reusable):
+    def run(source, *rest):
         limit = pipeline.MAX_SECONDS_PER_FILE
         pipeline.MAX_SECONDS_PER_FILE = limit if source.file == "CLAUDE.md" else 60.0
         try:
-            return extract(source, reusable)
+            return extract(source, *rest)
         finally:
             pipeline.MAX_SECONDS_PER_FILE = limit
     return run
@@ -259,3 +258,24 @@ def test_a_deeply_nested_event_line(tmp_path, capsys):
     code, err = _run("check", str(events), "--root", str(root), capsys=capsys)
     assert code == 1
     _one_line_error(err, "events.jsonl:1", "nested too deeply")
+
+
+def test_only_files_policyc_recorded_are_deleted(tmp_path):
+    out = tmp_path / "out"
+    (out / "policies").mkdir(parents=True)
+    (out / "policies" / "mine.cedar").write_text("// the user's\n")
+    (out / "policies" / "a.cedar").write_text("// policyc's\n")
+    (out / "distilled-rules.json").write_text(json.dumps({"policies_emitted": ["policies/a.cedar"]}))
+    emitted = output.emitted_before(out / "distilled-rules.json")
+    assert not output.remove_emitted(out, "policies/mine.cedar", emitted)
+    assert output.remove_emitted(out, "policies/a.cedar", emitted)
+    assert sorted(p.name for p in (out / "policies").iterdir()) == ["mine.cedar"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.cedar").write_text("// not policyc's\n")
+    (out / "policies" / "mine.cedar").unlink()
+    (out / "policies").rmdir()
+    os.symlink(elsewhere, out / "policies")
+    with pytest.raises(output.OutputError):
+        output.remove_emitted(out, "policies/a.cedar", emitted)
+    assert (elsewhere / "a.cedar").is_file()

@@ -76,6 +76,7 @@ def test_other_rule_files_never_weaken_the_root_agents_md(files):
         (root / ".git").mkdir(parents=True)
         (root / ".interlinked").mkdir()
         (root / "AGENTS.md").write_text(ROOT_RULES)
+        (root / ".gitmodules").write_text('[submodule "mod"]\n\tpath = libs/mod\n\turl = https://example.org/mod\n')
         baseline = _live(_compile(root))
         assert len(baseline) == 4
         for rel, text in files.items():

@@ -19,6 +19,8 @@ UNSAFE = [
     r"^(a+)+$",  # nested quantifiers
     r"(x+x+)+y",
     r"(?:\s*\S*)*;",  # a repeated group that can match the empty string
+    r"(?:.|.)*!$",  # overlapping alternatives, as written (Python's parser folds them into one class)
+    r"(a|ab)*c",
     r".*.*=.*",
     r"\N{DIGIT ONE}",  # Python-only escape: never fires in V8
     r"a)(",  # does not parse
