@@ -116,7 +116,9 @@ def _json(line: bytes) -> tuple[object, str]:
         return json.loads(line.decode("utf-8")), ""
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 (byte {exc.start})"
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        return None, "not JSON: nested too deeply"
+    except ValueError as exc:
         return None, f"not JSON: {exc}"
 
 

@@ -235,7 +235,10 @@ def _previous(project: Project) -> tuple:
 
 
 def _up_to_date(project: Project, previous, sources, target: str, overrides) -> bool:
-    """Nothing to do: the same sources, compiler, Cedar target and overrides, and the rules on disk."""
+    """Nothing to do: the same sources, compiler, Cedar target and overrides, and the rules on disk.
+
+    A group removed since (a lifecycle verb re-renders at once, but only a compile drops its sources)
+    means there is something to do."""
     from .pipeline import same_compiler
 
     try:
@@ -247,6 +250,7 @@ def _up_to_date(project: Project, previous, sources, target: str, overrides) -> 
         and previous.overrides == overrides.to_json()
         and written.get("cedar_target") == target
         and {(s.file, s.sha256) for s in sources} == {(s.file, s.sha256) for s in previous.sources}
+        and not any(s.group_id in overrides.removed_groups for s in previous.sources)
         and all((project.out / path).is_file() for path in written.get("policies_emitted", []))
     )
 
