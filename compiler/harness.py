@@ -97,14 +97,16 @@ class Rule:
     roles: frozenset[str] = frozenset()  # applies_to_roles
     skills: frozenset[str] | None = None  # active_when.skill, prepared
     scope_key: str = ""  # the other active_when axes; rules that share them share the answer
+    axes: dict = field(default_factory=dict)  # {"active_when": those other axes}, what `active` reads for the key
 
     @classmethod
     def of(cls, raw: dict, order: int = 0) -> Rule:
         scope = raw.get("active_when") or {}
         skills = scope.get("skill")
+        others = {k: v for k, v in scope.items() if k != "skill"}  # the skill is checked rule by rule
         rule = cls(raw, order, keywords=frozenset(k.lower() for k in raw.get("keywords") or []),
                    skills=None if skills is None else frozenset([skills] if isinstance(skills, str) else skills),
-                   scope_key=json.dumps({k: v for k, v in scope.items() if k != "skill"}, sort_keys=True) if set(scope) - {"skill"} else "")
+                   scope_key=json.dumps(others, sort_keys=True) if others else "", axes={"active_when": others})
         for p in raw.get("patterns", []):
             entry = (p["field"], _compiled(p["regex"], p.get("flags", "i")), bool(p.get("strip_wrappers")))
             (rule.negatives if p.get("negate") else rule.positives).append(entry)
@@ -303,7 +305,7 @@ class _ToolIndex:
         path = tool_input.get("file_path") or tool_input.get("path")
         if path_only and isinstance(path, str) and path in self._by_path:
             return self._by_path[path]
-        found = [rule for key, run in self.runs if not key or active(run[0].raw, event) for rule in run]
+        found = [rule for key, run in self.runs if not key or active(run[0].axes, event) for rule in run]
         if path_only and isinstance(path, str):
             if len(self._by_path) > 4096:
                 self._by_path.clear()
@@ -385,7 +387,7 @@ class Evaluator:
                     continue
             if rule.scope_key and tokens is not None:  # (index.scoped checked the scopes already)
                 if rule.scope_key not in scopes:
-                    scopes[rule.scope_key] = active(raw, event)
+                    scopes[rule.scope_key] = active(rule.axes, event)
                 if not scopes[rule.scope_key]:
                     continue
             if not rule.matches(command, match_input, memo):

@@ -117,7 +117,10 @@ def _command_events(text: str) -> list[dict]:
 
 
 def _files(folder, prefix: str):
+    """Every sample file under `folder`; hidden entries (a tool's .ruff_cache, an editor's files) are not samples."""
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.startswith(".") or entry.name == "__pycache__":
+            continue
         name = f"{prefix}/{entry.name}"
         if entry.is_dir():
             yield from _files(entry, name)

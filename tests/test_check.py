@@ -185,3 +185,16 @@ def test_check_takes_events_or_transcripts(terraform, capsys):
     assert main(["check"]) == 2
     assert main(["check", "x.jsonl", "--transcript", "y.jsonl"]) == 2
     assert "check takes an events file" in capsys.readouterr().err
+
+
+def test_rules_of_two_skills_on_one_file_scope_are_each_decided_by_their_own_skill():
+    from policyc.compiler.harness import Evaluator
+
+    def rule(skill, literal):
+        return {"id": f"enforce-x-{skill}", "enabled": True, "trigger": "PreToolUse", "tool_match": ["Write"], "action": "block",
+                "patterns": [{"field": "content", "regex": literal, "flags": ""}], "reason": skill,
+                "active_when": {"skill": skill, "file_scope": r"\.py$"}}
+
+    evaluator = Evaluator([rule("alpha", "eval"), rule("beta", "exec")])
+    event = {"tool_name": "Write", "tool_input": {"file_path": "a.py", "content": "exec(x)"}, "session": {"active_skills": ["beta"]}}
+    assert evaluator.evaluate(event).rule_id == "enforce-x-beta"  # alpha being dormant does not switch beta off
