@@ -373,7 +373,9 @@ def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
     """For each (regex, flags): '' when proven safe, else the first problem found.
 
     A static problem is final, except a suspicion (SUSPICIONS), which the Node.js
-    trial settles when it can run; every regex without a final static problem is tried.
+    trial settles; every regex without a final static problem is tried. When the
+    trial cannot run (no Node.js) a suspicion counts as a problem; with
+    `use_node=False` (the static analysis only) it does not.
     """
     unique = list(dict.fromkeys(pairs))
     for pair in unique:
@@ -386,7 +388,9 @@ def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
         results = trial(untried)
         if results is not None:
             _tried.update(zip(untried, results))
-    tried = use_node and (results is not None or all(p in _tried for p in unique if p not in final))
+    if not use_node:  # the static analysis only: a suspicion is left to the trial that was not asked for
+        return [final.get(p) or _tried.get(p, "") for p in pairs]
+    tried = results is not None or all(p in _tried for p in unique if p not in final)
     return [final.get(p) or (_tried.get(p, "") if tried else _static[p]) for p in pairs]
 
 

@@ -211,7 +211,7 @@ def test_the_interlinked_flavour_fails_validation_under_every_vanilla_schema():
 
 @pytest.mark.parametrize("target", CEDAR_TARGETS)
 def test_a_literal_star_in_a_command_is_matched_as_a_star(target):
-    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never run `rm -rf *` in the repository root.\n")])
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never run `rm -rf *`.\n")])
     group = plan(ir, target)[0]
     rule = guardrules.emit(ir, target)["rules"][0]
     policies = cedar.render_group(group, target, ir.distilled_at)
