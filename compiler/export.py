@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..emitters.cedar import NAME as CEDAR, render_policy
+from ..emitters.cedar import NAME as CEDAR
+from ..emitters.cedar import render_policy
 from ..emitters.plan import plan
 from .ir import PolicyIR
 from .output import write_atomic

@@ -21,15 +21,17 @@ NAME = "cedar"
 def render_cedar(template: str, group: Group, target: Target, generated_at: str, **values) -> str:
     """A group's file of a Cedar backend in the canonical form of Cedar's formatter (`cedar format --check` passes)."""
     imps = [e.imperative for e in group.entries]
-    return cedarpy.format_policies(render(
-        template,
-        group=group,
-        target=target,
-        generated_at=generated_at,
-        titles={i.id: title(i) for i in imps},
-        descriptions={i.id: trigger_signal(i) for i in imps},
-        **values,
-    ))
+    return cedarpy.format_policies(
+        render(
+            template,
+            group=group,
+            target=target,
+            generated_at=generated_at,
+            titles={i.id: title(i) for i in imps},
+            descriptions={i.id: trigger_signal(i) for i in imps},
+            **values,
+        )
+    )
 
 
 def _see(group: Group, entry: Entry) -> str:
@@ -42,9 +44,14 @@ def _see(group: Group, entry: Entry) -> str:
 
 
 def render_group(group: Group, target_name: str, generated_at: str) -> str:
-    return render_cedar("cedar.j2", group, TARGETS[target_name], generated_at,
-                        expressed=sum(1 for e in group.entries if e.policies(NAME)),
-                        see={e.imperative.id: _see(group, e) for e in group.entries if not e.policies(NAME)})
+    return render_cedar(
+        "cedar.j2",
+        group,
+        TARGETS[target_name],
+        generated_at,
+        expressed=sum(1 for e in group.entries if e.policies(NAME)),
+        see={e.imperative.id: _see(group, e) for e in group.entries if not e.policies(NAME)},
+    )
 
 
 def render_policy(group: Group, entry: Entry, policy) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from ..compiler.ir import PolicyIR
+from ..compiler.ir import Imperative, PolicyIR
 from ..compiler.conflicts import shadowed
 from ..compiler.overrides import Overrides
 from . import registry
@@ -26,7 +26,7 @@ POLICIES_DIR = "policies"
 @dataclass(slots=True)
 class Entry:
     number: int  # P<n> in the group's policy.md
-    imperative: object
+    imperative: Imperative
     lowered: dict[str, list | Omitted] = field(default_factory=dict)  # backend name -> its policies or why none; absent: not asked
 
     def policies(self, backend: str) -> list:
