@@ -163,3 +163,11 @@ def test_cedar_target_capabilities_are_named():
         Target("custom", "", "sondera-v1.cedarschema", True)  # the positional form is refused
     target = Target(name="custom", namespace="", schema="sondera-v1.cedarschema", escalate=True)
     assert (target.escalate, target.parse_fields, target.extensions) == (True, False, False)
+
+
+def test_registered_backends_are_well_formed():
+    names = [b.name for b in registry.BACKENDS]
+    assert len(set(names)) == len(names) and len({b.kind for b in registry.BACKENDS}) == len(names)
+    for n, backend in enumerate(registry.BACKENDS):  # an extending backend comes after the one it extends
+        assert backend.extends is None or backend.extends in names[:n], backend.name
+        assert "." not in backend.name and not backend.kind.startswith(".")
