@@ -173,7 +173,8 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
             continue
         seen.add(key)
         try:
-            expression, like_exact, like_notes = _like_condition(attr, pattern["regex"], pattern.get("flags", "i"), attr == "path_normalized")
+            lowercase = attr == "path_normalized"
+            expression, like_exact, like_notes = _like_condition(attr, pattern["regex"], pattern.get("flags", "i"), lowercase)
         except Unsupported as exc:
             return Omitted(f"its {pattern['field']} pattern has no like form: {exc}")  # the regex is in the rule
         exact = exact and like_exact

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from ..compiler.ir import Imperative, PolicyIR
 from ..compiler.conflicts import shadowed
+from ..compiler.ir import Imperative, PolicyIR
 from ..compiler.overrides import Overrides
 from . import registry
 from .backend import Backend, Omitted
