@@ -22,6 +22,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..emitters import registry
+from ..emitters.cedar import BACKEND as SONDERA_CEDAR
 from ..emitters.cedar_lowering import DEFAULT_TARGET, TARGETS
 from .harness import Evaluator
 from .hook import HookError, event_problem
@@ -141,7 +143,7 @@ def cedar_policies(project: Project) -> tuple[str, str]:
     target = doc.get("cedar_target", DEFAULT_TARGET)
     if target not in TARGETS or not target.startswith("sondera"):
         raise UsageError(f"--cedar: the policies target {target!r}, which is not a Sondera schema")
-    files = [project.out / p for p in sorted(doc["policies_emitted"]) if p.endswith(".cedar") and not p.endswith(".interlinked.cedar")]
+    files = [project.out / p for p in sorted(doc["policies_emitted"]) if registry.backend_of(p) is SONDERA_CEDAR]
     return '@id("default-permit")\npermit (principal, action, resource);\n' + "".join(
         p.read_text(encoding="utf-8") for p in files if p.is_file()), target  # a file that failed validation was not written
 

@@ -151,13 +151,14 @@ def cedar_check(files: dict[str, str], schemas: dict[str, str]) -> list[tuple[st
     """Validate every emitted Cedar file with cedarpy; failures name the policy's @id.
 
     `schemas` maps a file suffix (".interlinked.cedar", ".cedar") to schema text;
-    the first suffix a file name ends with decides.
+    the longest suffix a file name ends with decides. Other files are not Cedar.
     """
     import cedarpy  # imported here: only runs that emit Cedar need it loaded
 
     failures = []
+    by_length = sorted(schemas, key=len, reverse=True)
     for path, text in sorted(files.items()):
-        suffix = next((s for s in schemas if path.endswith(s)), None)
+        suffix = next((s for s in by_length if path.endswith(s)), None)
         if suffix is None:
             continue
         ids = _POLICY_ID.findall(text)

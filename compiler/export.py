@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..emitters.cedar import NAME as CEDAR
 from ..emitters.cedar import render_policy
 from ..emitters.plan import plan
 from .ir import PolicyIR
@@ -37,7 +38,7 @@ def sondera_files(ir: PolicyIR) -> dict[str, str]:
     files: dict[str, str] = {}
     for group in plan(ir, TARGET):
         for entry in group.entries:
-            for policy in entry.cedar if isinstance(entry.cedar, list) else []:
+            for policy in entry.policies(CEDAR):
                 name = f"{policy.id}.cedar"
                 if name in files:
                     raise ValueError(f"two policies have the @id {policy.id}; Sondera rejects duplicate ids")

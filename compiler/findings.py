@@ -71,7 +71,7 @@ def compile_findings(ir: PolicyIR, failures: list[str], target: str) -> list[Fin
                            f"{item.file}\0{item.quote}"))
     for group in plan(ir, target):
         for entry in group.entries:
-            policies = entry.cedar if isinstance(entry.cedar, list) else []
+            policies = entry.policies("cedar")
             notes = sorted({n for p in policies if p.approximate for n in p.notes})
             if any(p.approximate for p in policies):
                 imp = entry.imperative

@@ -25,10 +25,10 @@ def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list
     """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
 
     None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and
-    policy.review.ir.json. A Cedar file that fails validation is not written, and last run's copy goes.
+    policy.review.ir.json. Each lowering backend's files are validated against its schema for the target;
+    a file that fails is not written, and last run's copy goes.
     """
-    from ..emitters import artifacts
-    from ..emitters.cedar_lowering import TARGETS
+    from ..emitters import artifacts, registry
     from ..schemas import read as read_schema
     from .checks import cedar_check
 
@@ -40,7 +40,7 @@ def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list
     if review:
         return doc, failures, {"distilled-rules.review.json": files["distilled-rules.json"],
                                "policy.review.ir.json": files["policy.ir.json"]}, []
-    schemas = {".interlinked.cedar": read_schema(TARGETS["interlinked"].schema), ".cedar": read_schema(TARGETS[target].schema)}
+    schemas = {"." + b.kind: read_schema(name) for b in registry.BACKENDS if (name := b.schema(target))}
     deleted = []
     for where, message in cedar_check(files, schemas):
         failures.append(f"{where}: {message}")

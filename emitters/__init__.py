@@ -1,7 +1,8 @@
 """Backends: each a pure function of the policy IR (plus the Cedar target).
 
 `artifacts(ir, target)` returns every file of a run, by path under the output
-folder; nothing here reads a source file or writes to disk.
+folder; nothing here reads a source file or writes to disk. The lowering
+backends (Cedar and its Interlinked flavour) come from the registry.
 """
 
 from __future__ import annotations
@@ -9,17 +10,23 @@ from __future__ import annotations
 import json
 
 from ..compiler.ir import PolicyIR
-from . import cedar, guardrules, index, interlinked_cedar, policy_md, prose_md, skipped_report
-from .plan import plan
+from . import guardrules, index, policy_md, prose_md, registry, skipped_report
+from .backend import Backend
+from .plan import Group, plan
 
-POLICY_BACKENDS = (policy_md, cedar, interlinked_cedar, prose_md, skipped_report, index)
+
+def lowered_files(backend: Backend, ir: PolicyIR, target: str = "sondera-v2", groups: list[Group] | None = None) -> dict[str, str]:
+    """{path under the output folder: text} of one lowering backend: a file for every group it writes for."""
+    return {g.path(backend.kind): backend.render(g, target, ir.distilled_at) for g in groups or plan(ir, target) if g.has_file(backend)}
 
 
 def artifacts(ir: PolicyIR, target: str = "sondera-v2") -> dict[str, str]:
-    files: dict[str, str] = {}
     groups = plan(ir, target)  # one placement for every backend
-    for backend in POLICY_BACKENDS:
-        files.update(backend.emit(ir, target, groups))
+    files = policy_md.emit(ir, target, groups)
+    for backend in registry.BACKENDS:
+        files.update(lowered_files(backend, ir, target, groups))
+    for emitter in (prose_md, skipped_report, index):
+        files.update(emitter.emit(ir, target, groups))
     files["distilled-rules.json"] = json.dumps(guardrules.emit(ir, target, groups), indent=2, ensure_ascii=False) + "\n"
     files["policy.ir.json"] = ir.dumps()
     return files

@@ -2,9 +2,9 @@
 
 A pure function of one IR imperative and a target. The result is either a
 list of `Policy` (usually one; a delete rule also gets its ShellCommand
-twin) or an `Omitted` with the reason and the companion that carries the
-rule instead. Both Cedar emitters share it; so does the companions table in
-distilled-rules.json.
+twin) or an `Omitted` with the reason, marked when only the Interlinked
+extensions can carry the rule. Both Cedar backends (cedar.py,
+interlinked_cedar.py) lower through it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from ..compiler.regexes import ALIASES
 from ..compiler.sondera import TOOL_ACTIONS, cedar_string
+from .backend import Omitted
 from .like import Unsupported, lower
 from .text import cedar_like
 
@@ -24,23 +25,26 @@ _ACTION_FIELDS = {"ShellCommand": {"command"}, "WebFetch": {"url"}}
 _DELETE_VERBS = frozenset({"delete", "remove", "rm"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Target:
+    """A Cedar dialect: its names, its schema and what it can express (every capability off unless named)."""
+
     name: str
     namespace: str  # prefix of entity and action names
     schema: str  # file in policyc.schemas
-    parse_fields: bool  # v2: context.parse.* for shell commands
-    normalized_paths: bool  # v2: context.path_normalized
-    escalate: bool  # v2: @escalate turns a forbid into "ask the user"
-    tool_calls: bool  # v2: PreToolUse on Tool::"<name>" (MCP tools)
-    extensions: bool  # interlinked: skill scope, commands_run, warn
+    parse_fields: bool = False  # v2: context.parse.* for shell commands
+    normalized_paths: bool = False  # v2: context.path_normalized
+    escalate: bool = False  # v2: @escalate turns a forbid into "ask the user"
+    tool_calls: bool = False  # v2: PreToolUse on Tool::"<name>" (MCP tools)
+    extensions: bool = False  # interlinked: skill scope, commands_run, warn
 
 
 TARGETS = {
-    "sondera-v1": Target("sondera-v1", "", "sondera-v1.cedarschema", False, False, False, False, False),
-    "sondera-v2": Target("sondera-v2", "Sondera::", "sondera-v2.cedarschema", True, True, True, True, False),
+    "sondera-v1": Target(name="sondera-v1", namespace="", schema="sondera-v1.cedarschema"),
+    "sondera-v2": Target(name="sondera-v2", namespace="Sondera::", schema="sondera-v2.cedarschema",
+                         parse_fields=True, normalized_paths=True, escalate=True, tool_calls=True),
     # namespaced so that no vanilla Sondera schema declares its types: loaded by mistake, it fails validation
-    "interlinked": Target("interlinked", "Interlinked::", "interlinked.cedarschema", False, False, False, False, True),
+    "interlinked": Target(name="interlinked", namespace="Interlinked::", schema="interlinked.cedarschema", extensions=True),
 }
 DEFAULT_TARGET = "sondera-v2"  # what a current Sondera loads (namespaced)
 
@@ -55,12 +59,6 @@ class Policy:
     escalate: str = ""  # v2 @escalate reason
     action_on_violation: str = ""  # interlinked
     extensions: list[str] = field(default_factory=list)  # interlinked @requires_extension
-
-
-@dataclass(slots=True)
-class Omitted:
-    reason: str
-    extension: bool = False  # the interlinked flavour can express it
 
 
 @lru_cache(maxsize=4096)
@@ -175,7 +173,8 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
             continue
         seen.add(key)
         try:
-            expression, like_exact, like_notes = _like_condition(attr, pattern["regex"], pattern.get("flags", "i"), attr == "path_normalized")
+            lowercase = attr == "path_normalized"
+            expression, like_exact, like_notes = _like_condition(attr, pattern["regex"], pattern.get("flags", "i"), lowercase)
         except Unsupported as exc:
             return Omitted(f"its {pattern['field']} pattern has no like form: {exc}")  # the regex is in the rule
         exact = exact and like_exact

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..compiler.conflicts import merged, shadowed
 from ..compiler.ir import STRICTNESS, PolicyIR, lines_label
 from ..compiler.overrides import Overrides
+from . import registry
 from .plan import companions, plan
 
 CATEGORY = "distilled-from-md"
@@ -76,6 +77,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
         for s in ir.skipped
     ]
     counts = {a: sum(1 for r in rules if r["action"] == a) for a in ("block", "ask", "warn")}
+    backends = registry.BACKENDS
     return {
         "version": 1,
         "distilled_at": ir.distilled_at,
@@ -86,8 +88,10 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
         "conflicts": ir.conflicts,
         "removed": ir.removed,
         "cedar_target": target,
-        "policies_emitted": [p for g in groups if g.entries for p in (g.path("policy.md"), g.path("cedar"))]
-        + [g.path("interlinked.cedar") for g in groups if g.has_interlinked],
+        # each group's policy.md with the backends that write for every such group, then the extending backends' files
+        "policies_emitted": [g.path(kind) for g in groups if g.entries
+                             for kind in ("policy.md", *(b.kind for b in backends if b.extends is None))]
+        + [g.path(b.kind) for b in backends if b.extends for g in groups if g.has_file(b)],
         "prose_emitted": [g.path("prose.md") for g in groups if g.has_prose],
         "stats": {
             "files_scanned": len(ir.sources),
@@ -96,8 +100,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
             "distilled_ask": counts["ask"],
             "distilled_advisory": counts["warn"],
             "policies_emitted": sum(len(g.entries) for g in groups),
-            "cedar_policies": sum(1 for g in groups for e in g.entries if isinstance(e.cedar, list)),
-            "interlinked_policies": sum(1 for g in groups for e in g.entries if e.interlinked),
+            **{b.stat: sum(1 for g in groups for e in g.entries if e.policies(b.name)) for b in backends},
             "prose_entries": sum(len(g.prose) + len(g.principles) for g in groups),
             **ir.skip_counts(),
             "skipped": len(skipped),

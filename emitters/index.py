@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from . import registry
 from .plan import POLICIES_DIR, plan
 from .render import render
 from .text import md_code
@@ -11,18 +12,17 @@ from .text import md_code
 def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     rows = []
     groups = groups or plan(ir, target)
+    backends = registry.BACKENDS
     for g in groups:
-        kinds = [k for k, present in (("policy.md", g.entries), ("cedar", g.entries), ("interlinked.cedar", g.has_interlinked),
-                                     ("prose.md", g.has_prose)) if present]
+        kinds = ["policy.md"] * bool(g.entries) + [b.kind for b in backends if g.has_file(b)] + ["prose.md"] * g.has_prose
         if not kinds:
             continue
         rows.append({
             "group_id": g.group_id, "stem": g.stem, "kinds": kinds, "entries": g.entries,
-            "cedar_count": sum(len(e.cedar) for e in g.entries if isinstance(e.cedar, list)),
-            "interlinked_count": sum(len(e.interlinked) for e in g.entries if e.interlinked),
+            "counts": [sum(len(e.policies(b.name)) for e in g.entries) for b in backends],
             "prose_count": len(g.prose) + len(g.principles),
         })
-    text = render("index.md.j2", groups=rows, target=target, skipped=len(ir.skipped))
+    text = render("index.md.j2", groups=rows, backends=backends, target=target, skipped=len(ir.skipped))
     shared = [g for g in groups if g.shares_stem]
     if shared:
         text += ("\nThese groups' names map to the same file name, so each file name carries a suffix from its group id: "

@@ -1,10 +1,11 @@
 """Which imperative lands in which artifact, per group: the shared layout of `policies/`.
 
 Each group (a `group_id`) gets `<stem>.policy.md` for its Pass 2 imperatives,
-numbered P1, P2, ... in source order; `<stem>.cedar` for those the Sondera
-target can express; `<stem>.interlinked.cedar` for those only the extended
-flavour can; `<stem>.prose.md` when it has Pass 3 content. Every emitter and
-the `companions` of distilled-rules.json read this one plan.
+numbered P1, P2, ... in source order; `<stem>.<kind>` of every lowering backend
+in the registry that writes for it (`.cedar` for every such group, with what
+the Sondera target can express; `.interlinked.cedar` for what only the
+extended flavour can); `<stem>.prose.md` when it has Pass 3 content. Every
+emitter and the `companions` of distilled-rules.json read this one plan.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from ..compiler.ir import PolicyIR
 from ..compiler.conflicts import shadowed
+from ..compiler.ir import Imperative, PolicyIR
 from ..compiler.overrides import Overrides
-from .cedar_lowering import TARGETS, Omitted, Policy, lower_imperative
+from . import registry
+from .backend import Backend, Omitted
 from .text import file_stem
 
 POLICIES_DIR = "policies"
@@ -24,9 +26,13 @@ POLICIES_DIR = "policies"
 @dataclass(slots=True)
 class Entry:
     number: int  # P<n> in the group's policy.md
-    imperative: object
-    cedar: list[Policy] | Omitted
-    interlinked: list[Policy] | None  # None: not in the interlinked file
+    imperative: Imperative
+    lowered: dict[str, list | Omitted] = field(default_factory=dict)  # backend name -> its policies or why none; absent: not asked
+
+    def policies(self, backend: str) -> list:
+        """The policies `backend` lowered this rule to; [] when it omitted it or was not asked."""
+        lowered = self.lowered.get(backend)
+        return lowered if isinstance(lowered, list) else []
 
 
 @dataclass(slots=True)
@@ -39,6 +45,7 @@ class Group:
     principles: list = field(default_factory=list)  # Pass 3 imperatives
     texts: dict[str, str] = field(default_factory=dict)  # file -> verbatim source, in source order
     shares_stem: str = ""  # the stem this group's id shares with another group's (its own carries a suffix)
+    backends: tuple[Backend, ...] = ()  # the lowering backends of the run, in registry order
 
     @property
     def files(self) -> list[str]:
@@ -47,9 +54,16 @@ class Group:
     def path(self, kind: str) -> str:
         return f"{POLICIES_DIR}/{self.stem}.{kind}"
 
-    @property
-    def has_interlinked(self) -> bool:
-        return any(e.interlinked for e in self.entries)
+    def has_file(self, backend: Backend) -> bool:
+        """Whether `backend` writes a file for this group: every group with Pass 2 rules, or for a backend
+        that extends another, a group where it lowered one."""
+        if backend.extends is None:
+            return bool(self.entries)
+        return any(e.policies(backend.name) for e in self.entries)
+
+    def carriers(self, entry: Entry) -> list[Backend]:
+        """The backends that lowered `entry`, in registry order."""
+        return [b for b in self.backends if entry.policies(b.name)]
 
     @property
     def has_prose(self) -> bool:
@@ -57,10 +71,11 @@ class Group:
 
 
 def plan(ir: PolicyIR, cedar_target: str = "sondera-v2") -> list[Group]:
-    target, extended = TARGETS[cedar_target], TARGETS["interlinked"]
+    backends = registry.BACKENDS
     groups: dict[str, Group] = {}
     for source in ir.sources:
-        group = groups.setdefault(source.group_id, Group(source.group_id, file_stem(source.group_id), source.scope))
+        group = groups.setdefault(source.group_id, Group(source.group_id, file_stem(source.group_id), source.scope,
+                                                         backends=backends))
         group.texts[source.file] = source.text
     overrides = Overrides.from_json(ir.overrides)
     losers = shadowed(ir)
@@ -69,18 +84,26 @@ def plan(ir: PolicyIR, cedar_target: str = "sondera-v2") -> list[Group]:
         if imp.id in losers or overrides.state(imp.id, imp.group_id):
             continue  # the conflict winner speaks for it; a removed or disabled rule is not a policy
         if "pass2" in imp.routes:
-            cedar = lower_imperative(imp, target)
-            interlinked = None
-            if isinstance(cedar, Omitted) and cedar.extension:
-                lowered = lower_imperative(imp, extended)
-                interlinked = lowered if isinstance(lowered, list) else None
-            group.entries.append(Entry(len(group.entries) + 1, imp, cedar, interlinked))
+            group.entries.append(Entry(len(group.entries) + 1, imp, lower(imp, cedar_target, backends)))
         if "pass3" in imp.routes:
             group.principles.append(imp)
     for block in ir.prose:
         groups[block.group_id].prose.append(block)
     _unique_stems(groups.values())
     return [groups[g] for g in sorted(groups)]
+
+
+def lower(imp, target: str, backends: tuple[Backend, ...]) -> dict[str, list | Omitted]:
+    """One Pass 2 imperative through every backend, in order; a backend that extends another is asked
+    only when that one omitted the rule for want of an extension."""
+    lowered: dict[str, list | Omitted] = {}
+    for backend in backends:
+        if backend.extends:
+            earlier = lowered.get(backend.extends)
+            if not (isinstance(earlier, Omitted) and earlier.extension):
+                continue
+        lowered[backend.name] = backend.lower(imp, target)
+    return lowered
 
 
 def _unique_stems(groups) -> None:
@@ -99,10 +122,7 @@ def _unique_stems(groups) -> None:
 def companions(group: Group, entry: Entry) -> dict:
     """The `companions` sidecar of a distilled rule (spec §15.9)."""
     out = {"policy_md": f"{group.path('policy.md')}#P{entry.number}"}
-    if isinstance(entry.cedar, list):
-        out["cedar"] = f"{group.path('cedar')}#{entry.imperative.id}"
-    if entry.interlinked:
-        out["interlinked_cedar"] = f"{group.path('interlinked.cedar')}#{entry.imperative.id}"
+    out |= {b.name: f"{group.path(b.kind)}#{entry.imperative.id}" for b in group.carriers(entry)}
     if group.has_prose:
         out["prose_md"] = f"{group.path('prose.md')}"
     return out

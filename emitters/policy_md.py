@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
-from .cedar_lowering import Omitted
+from .backend import Omitted
 from .plan import Group, plan
 from .render import render
 from .text import md_code, title, trigger_signal
@@ -21,12 +21,13 @@ def _scope(scope: dict, roles: list[str]) -> str:
     return "; ".join(parts) or "always"
 
 
-def _cedar_companion(group: Group, entry) -> str:
-    if isinstance(entry.cedar, list):
-        return f"{md_code(group.stem + '.cedar#' + entry.imperative.id)}"
-    if entry.interlinked:
-        return f"{md_code(group.stem + '.interlinked.cedar#' + entry.imperative.id)}"
-    return "none (" + entry.cedar.reason + ")" if isinstance(entry.cedar, Omitted) else "none"
+def _companion(group: Group, entry) -> str:
+    """The first backend's file that carries the entry, else why the first backend omitted it."""
+    carriers = group.carriers(entry)
+    if carriers:
+        return md_code(f"{group.stem}.{carriers[0].kind}#{entry.imperative.id}")
+    omitted = next((o for o in entry.lowered.values() if isinstance(o, Omitted)), None)
+    return f"none ({omitted.reason})" if omitted else "none"
 
 
 def rationale(imp) -> str:
@@ -50,7 +51,7 @@ def render_group(group: Group, generated_at: str) -> str:
         titles={i.id: title(i) for i in imps},
         scopes={i.id: _scope(i.scope, i.applies_to_roles) for i in imps},
         signals={i.id: trigger_signal(i) for i in imps},
-        cedar_companions={e.imperative.id: _cedar_companion(group, e) for e in group.entries},
+        companions={e.imperative.id: _companion(group, e) for e in group.entries},
         remediations={i.id: md_code(i.suggestion) if i.suggestion else "follow the source: " + md_code(i.quote) for i in imps},
         rationales={i.id: rationale(i) for i in imps},
     )

@@ -104,19 +104,19 @@ def _agreement(target: str) -> dict:
         groups = plan(ir, target)
         rules = {r["id"]: r for r in guardrules.emit(ir, target, groups)["rules"] if r["action"] == "block"}
         for group in groups:
-            checked = [e for e in group.entries if e.imperative.id in rules and isinstance(e.cedar, list)
+            checked = [e for e in group.entries if e.imperative.id in rules and e.policies("cedar")
                        and tool in rules[e.imperative.id]["tool_match"]]
             if not checked:
                 continue
             denied = _denied_by(cedar.render_group(group, target, ir.distilled_at), target, tool, field, value)
             for entry in checked:
                 fires = rule_fires(rules[entry.imperative.id], tool, {field: value})
-                cedar_denies = any(p.id in denied for p in entry.cedar)
+                cedar_denies = any(p.id in denied for p in entry.policies("cedar"))
                 counts["checks"] += 1
                 counts["agree"] += fires == cedar_denies
                 if fires != cedar_denies:
                     counts["cedar_denies" if cedar_denies else "cedar_allows"].append((entry.imperative.id, value))
-                    if not any(p.approximate for p in entry.cedar):
+                    if not any(p.approximate for p in entry.policies("cedar")):
                         counts["exact_disagree"].append((entry.imperative.id, value))
     return counts
 
