@@ -270,9 +270,10 @@ def test_the_recommended_wrapper_form_stays_allowed(sentence, recommended, forbi
 
 PATHS = [
     # (sentence, a path it must block, a path it must not)
-    ("Never edit `src/**/*.{ts,tsx}`.", "/repo/src/app/page.tsx", "/repo/src/app/page.js"),
-    ("Never edit `src/**/*.{ts,tsx}`.", "src/index.ts", "lib/index.ts"),
-    ("Never edit `*.[jt]s` files.", "/repo/web/main.js", "/repo/web/main.cs"),
+    # narrow, realistic paths: a rule on every TypeScript file is demoted by the breadth gate
+    ("Never edit `src/generated/**/*.{ts,tsx}`.", "/repo/src/generated/api/client.tsx", "/repo/src/generated/api/client.js"),
+    ("Never edit `src/generated/**/*.{ts,tsx}`.", "src/generated/index.ts", "src/app/index.ts"),
+    ("Never edit `dist/*.[jt]s` files.", "/repo/dist/main.js", "/repo/dist/main.cs"),
     ("Never edit `db/migrations/`.", "/repo/db/migrations/0001.sql", "/repo/db/migrations_old/0001.sql"),
     ("Never edit `.env*` files.", "/repo/.env.local", "/repo/config/x.env"),
 ]
