@@ -25,7 +25,6 @@ from pathlib import Path
 
 import cedarpy
 import yaml
-
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.pipeline import compile_sources
 from policyc.compiler.sondera import request

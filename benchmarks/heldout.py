@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import yaml  # noqa: E402
-
 from closed_world import judge_rule, recall_problems  # noqa: E402
 from precision_recall import Tally, _ratio  # noqa: E402
 

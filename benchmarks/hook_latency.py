@@ -31,11 +31,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_throughput import compile_corpus  # noqa: E402  (the same 500-rule corpus project)
-
 import policyc.compiler  # noqa: E402
 import policyc.emitters  # noqa: E402
 import policyc.schemas  # noqa: E402
+from check_throughput import compile_corpus  # noqa: E402  (the same 500-rule corpus project)
 from policyc.emitters import artifacts  # noqa: E402
 
 _SCRIPT = Path(sys.executable).parent / "policyc"  # the installed console script, as Claude Code would run it

@@ -31,7 +31,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import yaml  # noqa: E402
-
 from closed_world import ACTIONS, compile_corpus_file, label_files, load_labels, repo_path, score  # noqa: E402
 from conftest import DATA  # noqa: E402
 
@@ -51,7 +50,7 @@ class Tally:
             self.labelled[classify(label)] += 1
             self.met[classify(label)] += not problems
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         for mine, theirs in ((self.emitted, other.emitted), (self.correct, other.correct),
                              (self.labelled, other.labelled), (self.met, other.met)):
             mine.update(theirs)

@@ -10,7 +10,7 @@ import json
 import re
 import shutil
 import subprocess
-from functools import lru_cache
+from functools import cache
 
 import jsonschema
 from referencing import Registry, Resource
@@ -35,12 +35,12 @@ process.stdout.write(JSON.stringify(out));
 SCHEMAS = ("ir.schema.json", "distilled-rules.schema.json", "overrides.schema.json")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict:
     return json.loads(read_schema(name))
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     """A validator for one of our schemas; references between them resolve locally, never online."""
     registry = Registry().with_resources((load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMAS)

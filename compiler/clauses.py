@@ -264,9 +264,9 @@ def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]
     cuts = [0]
     for i, tok in enumerate(sentence.tokens):
         word = tok.norm if tok.type == "WORD" else ""
-        if i in starts or word in _CLAUSE_BREAKS or (tok.type == "PUNCT" and tok in ";—–-"):
-            if i > cuts[-1]:
-                cuts.append(i)
+        breaks = i in starts or word in _CLAUSE_BREAKS or (tok.type == "PUNCT" and tok in ";—–-")
+        if breaks and i > cuts[-1]:
+            cuts.append(i)
     cuts.append(len(sentence.tokens))
     return list(zip(cuts, cuts[1:]))
 
@@ -283,7 +283,7 @@ def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edi
     gives a file name. Anything else in plain prose is not an object.
     """
     words = [(i, t) for i, t in enumerate(tokens) if t.type == "WORD"]
-    for k, (i, tok) in enumerate(words):
+    for k, (_, tok) in enumerate(words):
         if tok.norm not in _STRICT_RUN:
             continue
         names: list[str] = []

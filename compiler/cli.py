@@ -30,8 +30,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .output import LockError, OutputError, find_root, locked, write_atomic
-from .writer import planned_artifacts, self_check_failures, write_artifacts
 from .project import Project, UsageError, load_ir, open_project, stderr
+from .writer import planned_artifacts, self_check_failures, write_artifacts
 
 # Each verb imports its own modules when it runs (the hook, --help and `list` never load Lark,
 # Jinja2, jsonschema or the emitters). These names are emitters.cedar_lowering.TARGETS' Sondera

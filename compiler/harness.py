@@ -252,9 +252,7 @@ def active(rule: dict, event: dict) -> bool:
             wanted = scope[axis] if isinstance(scope[axis], list) else [scope[axis]]
             if event.get("agent_source") not in wanted:
                 return False
-    if "predicate" in scope or "phase" in scope:
-        return False  # unknown predicates and phases keep a rule dormant
-    return True
+    return "predicate" not in scope and "phase" not in scope  # unknown predicates and phases keep a rule dormant
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ the cache.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import marshal
 import os
@@ -211,10 +212,8 @@ def _read_cache(path: Path, key: bytes) -> list[dict] | None:
 def _write_cache(path: Path, key: bytes, rules: list[dict]) -> None:
     from .output import write_atomic
 
-    try:
+    with contextlib.suppress(OSError, ValueError):  # a read-only output folder: every call validates the files again
         write_atomic(path, key + b"\n" + marshal.dumps(rules))
-    except (OSError, ValueError):
-        pass  # a read-only output folder: every call validates the files again, nothing worse
 
 
 def _validated(rules_path: Path, overrides_path: Path) -> list[dict]:

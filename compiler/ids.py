@@ -6,7 +6,10 @@ import hashlib
 import json
 import re
 
-_STOP = frozenset("a an the to of in on for with and or any your you we our this that these those be is are it its from by as at into".split())
+_STOP = frozenset((
+    "a an the to of in on for with and or any your you we our this that these those be is are it its "
+    "from by as at into"
+).split())
 
 
 def group_stem(group_id: str) -> str:

@@ -180,7 +180,8 @@ def remove_rule(state: State, rule_id: str) -> str:
 def remove_group(state: State, group_id: str) -> str:
     state.group(group_id)
     count = sum(1 for r in state.doc["rules"] if r["source"]["group_id"] == group_id)
-    return _save(state, lambda o: _add(o.removed_groups, group_id), f"Removed group {group_id} ({count} rules suppressed). Run `policyc add --source {group_id}` to undo.")
+    message = f"Removed group {group_id} ({count} rules suppressed). Run `policyc add --source {group_id}` to undo."
+    return _save(state, lambda o: _add(o.removed_groups, group_id), message)
 
 
 def add_group(state: State, group_id: str) -> str:

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from .harness import (_BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal,
-                      split_compound)
+from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal, split_compound
 
 _HEADER_MARK = "policyc ordinary sample"
 _ACTING = frozenset({"block", "soft_block", "ask", "warn", "rewrite"})
@@ -249,9 +248,8 @@ def _mandatory_groups(regex: str) -> list[str]:
     for n, char, depth in _structure(regex):
         if char == "(" and depth == 0:
             opened = n if regex.startswith("(?:", n) else None
-        elif char == ")" and depth == 1 and opened is not None:
-            if regex[n + 1:n + 2] not in ("?", "*", "+", "{"):
-                groups.append(regex[opened + 3:n])
+        elif char == ")" and depth == 1 and opened is not None and regex[n + 1:n + 2] not in ("?", "*", "+", "{"):
+            groups.append(regex[opened + 3:n])
     return groups
 
 

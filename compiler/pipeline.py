@@ -8,7 +8,7 @@ import os
 import signal
 import threading
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
@@ -22,7 +22,6 @@ from .overrides import Overrides
 from .project import UsageError
 from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
 from .targets import Targets
-
 
 _DATA_SUFFIXES = (".yaml", ".lark", ".json", ".cedarschema")
 
@@ -71,9 +70,9 @@ def distilled_at() -> str:
     """UTC time of the run, or SOURCE_DATE_EPOCH when set (reproducible builds); UsageError when it is not a time."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if not epoch:
-        return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     try:
-        moment = datetime.fromtimestamp(int(epoch), timezone.utc)
+        moment = datetime.fromtimestamp(int(epoch), UTC)
     except (ValueError, OverflowError, OSError):
         raise UsageError(f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix time in seconds (e.g. 1767225600); unset it or fix it") from None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

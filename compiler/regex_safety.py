@@ -28,7 +28,7 @@ import json
 import re
 import shutil
 import subprocess
-from functools import lru_cache
+from functools import cache
 from re import _constants as C  # noqa: N812 (the sre opcodes)
 from re import _parser
 
@@ -83,7 +83,7 @@ def _parse(regex: str, flags: str):
 
 # --- character sets over a small universe of representative characters ---
 
-@lru_cache(maxsize=None)
+@cache
 def _category(cat) -> frozenset[str]:
     tests = {
         C.CATEGORY_DIGIT: lambda c: "0" <= c <= "9", C.CATEGORY_NOT_DIGIT: lambda c: not "0" <= c <= "9",

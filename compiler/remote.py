@@ -13,8 +13,8 @@ import hashlib
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import urlsplit
 
 ALLOWED_HOSTS = frozenset({"github.com", "raw.githubusercontent.com", "gitlab.com"})

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from policyc.compiler.checks import cedar_check, schema_error, self_check
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.targets import discover

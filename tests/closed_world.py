@@ -18,12 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-
+from conftest import DATA, corpus_manifest, lay_out
 from policyc.compiler.harness import active, rule_fires
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
-
-from conftest import DATA, corpus_manifest, lay_out
 
 LABELS = DATA / "labels"
 MISSES_FILE = DATA / "closed_world_misses.yaml"

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
+from conftest import DATA, make_project
 from policyc.compiler.admission import GATES, Admission
 from policyc.compiler.checks import schema_error
 from policyc.compiler.cli import main
@@ -23,8 +23,6 @@ from policyc.compiler.report import summary_data, summary_text
 from policyc.compiler.triggers import load_lexicon
 from policyc.emitters import artifacts
 from policyc.emitters.guardrules import emit
-
-from conftest import DATA, make_project
 
 
 def compile_text(tmp_path: Path, text: str, name: str = "AGENTS.md") -> tuple[PolicyIR, dict]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import cedarpy
 import pytest
-
+import yaml
+from conftest import CORPUS, DATA, corpus_manifest, lay_out
 from policyc.compiler.checks import cedar_check
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths, compile_sources
@@ -18,11 +19,8 @@ from policyc.compiler.sources import source_from_bytes
 from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar, guardrules, policy_md
 from policyc.emitters.cedar_lowering import TARGETS
-from policyc.schemas import read as read_schema
 from policyc.emitters.plan import plan
-
-import yaml
-from conftest import CORPUS, DATA, corpus_manifest, lay_out
+from policyc.schemas import read as read_schema
 
 GOLDEN_CASES = Path(__file__).resolve().parents[1] / "golden" / "cases"
 SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
@@ -67,7 +65,7 @@ def _denied_by(policies: str, target: str, tool: str, field: str, value: str) ->
     return [ids[int(r.removeprefix("policy"))] for r in result.diagnostics.reasons if result.decision == cedarpy.Decision.Deny]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(key: str):
     if key.startswith("golden:"):
         root = GOLDEN_CASES / key.removeprefix("golden:")
@@ -95,7 +93,7 @@ def _probes() -> list[tuple[str, str, str, str]]:
     return probes
 
 
-@lru_cache(maxsize=None)
+@cache
 def _agreement(target: str) -> dict:
     """Per target: checks, agreements, and the two kinds of disagreement."""
     counts = {"checks": 0, "agree": 0, "cedar_allows": [], "cedar_denies": [], "exact_disagree": []}
@@ -258,8 +256,8 @@ def test_the_requests_sondera_builds_validate_against_its_schema(target):
 
 
 def test_check_cedar_compares_against_v2_requests(tmp_path, monkeypatch, capsys):
-    from policyc.compiler.cli import main
     from conftest import make_project
+    from policyc.compiler.cli import main
 
     root = make_project(tmp_path, {"AGENTS.md": "Never run `rm -rf /`.\nMUST NOT edit files under db/migrations/ directly.\n"})
     monkeypatch.chdir(root)

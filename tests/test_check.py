@@ -7,12 +7,10 @@ import json
 
 import pytest
 import yaml
-
+from conftest import DATA, corpus_manifest, lay_out, make_project
 from policyc.compiler.check import EXIT_BLOCKED, Event, run
 from policyc.compiler.cli import main
 from policyc.compiler.harness import Evaluator, split_compound
-
-from conftest import DATA, corpus_manifest, lay_out, make_project
 
 SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
 MISSES = {(m["file"], m["line"], m["text"]) for m in yaml.safe_load((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
@@ -135,7 +133,8 @@ def test_an_unreadable_line_is_never_allowed(terraform, capsys, line, problem):
 
 
 def test_invalid_utf8_on_stdin(terraform, capsys, monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"tool_name": "\xff"}\n' + json.dumps(_event("Bash", "command", "terraform destroy")).encode() + b"\n")))
+    lines = b'{"tool_name": "\xff"}\n' + json.dumps(_event("Bash", "command", "terraform destroy")).encode() + b"\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(lines)))
     assert main(["check", "-", "--audit"]) == 1  # unreadable wins over the block (3)
     out = capsys.readouterr().out
     assert "<stdin>:1: not UTF-8 (byte 15)" in out and "#1    block       enforce-local-agents-md-no-terraform-destroy" in out

@@ -19,7 +19,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from policyc.schemas import read as read_schema
 
 ROOT = Path(__file__).resolve().parents[1]

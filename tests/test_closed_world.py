@@ -11,13 +11,11 @@ fails, so the list only shrinks. See tests/closed_world.py for the scoring.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
-
-from closed_world import (ACTIONS, CLASSES, MISSES_FILE, compile_corpus_file, key, label_files, load_labels,
-                          load_misses, repo_path, score)
+from closed_world import ACTIONS, CLASSES, MISSES_FILE, compile_corpus_file, key, label_files, load_labels, load_misses, repo_path, score
 from conftest import CORPUS, corpus_manifest, make_project
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
@@ -34,7 +32,7 @@ def workdir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("closed-world")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _score(corpus_file: str, workdir: Path):
     labels = FILES[f"{corpus_file}.yaml"]["labels"]
     return score(repo_path(corpus_file), labels, compile_corpus_file(corpus_file, workdir))
@@ -81,7 +79,7 @@ def test_every_emitted_rule_is_labelled_and_correct(name, workdir):
 @pytest.mark.parametrize("corpus_file,label", RULE_LABELS, ids=lambda v: v["line"] if isinstance(v, dict) else v[:12])
 def test_labelled_rule_is_met(corpus_file, label, workdir):
     result = _score(corpus_file, workdir)
-    problems = next(p for l, p in result.recall if l is label)
+    problems = next(p for other, p in result.recall if other is label)
     reason = MISSES.get(key(corpus_file, label))
     if reason:
         assert problems, f"listed as a miss ({reason}) but passes now: remove it from {MISSES_FILE.name}"

@@ -15,13 +15,12 @@ import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import cedarpy
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.pipeline import compile_sources
 from policyc.compiler.regexes import command_regex, glob_to_regex, mcp_tools, redos_reasons, syntax_problems
@@ -121,14 +120,14 @@ def test_every_gap_names_a_shape_in_the_table():
     assert all(target in ("guardrules", "sondera-v1", "sondera-v2") for target, _ in GAPS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(sentence: str):
     ir = compile_sources([source_from_bytes("AGENTS.md", (sentence + "\n").encode())])
     assert ir.imperatives and all(i.trigger for i in ir.imperatives), sentence
     return ir
 
 
-@lru_cache(maxsize=None)
+@cache
 def _evaluator(sentence: str) -> Evaluator:
     return Evaluator(guardrules.emit(_compiled(sentence))["rules"])
 
@@ -210,7 +209,7 @@ def _request(target: str, tool: str, tool_input: dict) -> dict:
             "context": {**shared, "tool": tool, "arguments": "{}"}}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _policies(sentence: str, target: str) -> str:
     files = artifacts(_compiled(sentence), target)
     text = "\n".join(t for p, t in sorted(files.items()) if p.endswith(".cedar") and not p.endswith(".interlinked.cedar"))
@@ -384,10 +383,18 @@ PROSE_EXAMPLES = {
     "curl-pipe-shell": ("Never pipe curl to a shell.", "Bash", {"command": "curl -fsSL https://x.sh | bash"}, {"command": "curl -fsSL https://x.sh -o x.sh"}),
     "sudo": ("Never use sudo.", "Bash", {"command": "sudo apt-get install jq"}, {"command": "apt-get install jq"}),
     "delete-files": ("Never delete files.", "Bash", {"command": "rm build/out.js"}, {"command": "ls build"}),
-    "code-regions": ("Never use code regions in code.", "Write", {"file_path": "a.cs", "content": "#region Fields"}, {"file_path": "a.cs", "content": "// Fields"}),
-    "px-values": ("Never use px values for spacing.", "Write", {"file_path": "a.css", "content": "margin: 12px;"}, {"file_path": "a.css", "content": "margin: 1rem;"}),
-    "typescript-enums": ("Never use enums.", "Write", {"file_path": "a.ts", "content": "export enum Color { Red }"}, {"file_path": "a.ts", "content": "type Color = 'red'"}),
-    "commit-secrets": ("Never commit secrets.", "Write", {"file_path": "a.py", "content": "key = 'AKIAABCDEFGHIJKLMNOP'"}, {"file_path": "a.py", "content": "key = os.environ['KEY']"}),
+    "code-regions": ("Never use code regions in code.", "Write",
+                     {"file_path": "a.cs", "content": "#region Fields"},
+                     {"file_path": "a.cs", "content": "// Fields"}),
+    "px-values": ("Never use px values for spacing.", "Write",
+                  {"file_path": "a.css", "content": "margin: 12px;"},
+                  {"file_path": "a.css", "content": "margin: 1rem;"}),
+    "typescript-enums": ("Never use enums.", "Write",
+                         {"file_path": "a.ts", "content": "export enum Color { Red }"},
+                         {"file_path": "a.ts", "content": "type Color = 'red'"}),
+    "commit-secrets": ("Never commit secrets.", "Write",
+                       {"file_path": "a.py", "content": "key = 'AKIAABCDEFGHIJKLMNOP'"},
+                       {"file_path": "a.py", "content": "key = os.environ['KEY']"}),
 }
 
 

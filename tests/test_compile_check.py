@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from policyc.compiler.cli import main
-
 from conftest import make_project
+from policyc.compiler.cli import main
 
 RULES = "# Rules\n\nNever run `rm -rf /`.\nAvoid `git stash drop`.\nPrefer `pnpm` over `npm`.\n"
 

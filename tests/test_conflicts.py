@@ -3,11 +3,10 @@ the rules share, and the weaker rule's wider scope keeps its own action."""
 
 from __future__ import annotations
 
+from conftest import make_project
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
-
-from conftest import make_project
 
 
 def _decide(tmp_path, files: dict[str, str], command: str) -> str:

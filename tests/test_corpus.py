@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
+from conftest import corpus_manifest, lay_out
 from policyc.compiler.checks import normalise_ws, self_check
 from policyc.compiler.cli import main
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
-
-from conftest import corpus_manifest, lay_out
 
 
 @pytest.mark.parametrize("row", corpus_manifest(), ids=lambda r: r["file"][:40])

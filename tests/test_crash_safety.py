@@ -16,10 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from policyc.compiler.checks import schema_error
-
 from conftest import corpus_manifest, lay_out
+from policyc.compiler.checks import schema_error
 
 # Runs the CLI, counting write steps in the file named by argv[1]; SIGKILLs itself
 # just before step argv[2] (-1: never). Steps are fsyncs and renames, the two

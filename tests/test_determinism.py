@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from policyc.compiler.cli import main
 from policyc.compiler.ir import PolicyIR
 

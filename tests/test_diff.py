@@ -7,10 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from policyc.compiler.cli import main
-
 from conftest import CORPUS, make_project
+from policyc.compiler.cli import main
 
 EDITS = [  # (what, old text, new text)
     ("reworded", "**Never run pytest, python, or airflow commands directly on the host**",

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 
 import cedarpy
-
+from conftest import CORPUS, make_project
 from policyc.compiler.cli import main
 from policyc.emitters.cedar_lowering import TARGETS
 from policyc.schemas import read as read_schema
-
-from conftest import CORPUS, make_project
 
 RULES = """# Rules
 

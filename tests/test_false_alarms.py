@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, DATA
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,6 @@ import hashlib
 
 import pytest
 import yaml
-
 from closed_world import ACTIONS, CLASSES
 from conftest import DATA, corpus_manifest
 

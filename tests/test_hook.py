@@ -17,12 +17,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
+from conftest import make_project
 from policyc.compiler import harness, hook, hook_install
 from policyc.compiler.cli import CEDAR_TARGETS, _hook_claude_arguments, _hook_claude_fast, main
 from policyc.emitters.cedar_lowering import TARGETS
-
-from conftest import make_project
 
 AGENTS = """Never run `terraform destroy`.
 Avoid `git stash drop`.
@@ -256,8 +254,8 @@ def test_version_is_the_package_metadata(capsys):
 
 def test_constants_match_their_sources():
     conventions = yaml.safe_load(Path(harness.__file__).parents[1].joinpath("grammar", "conventions.yaml").read_text())
-    assert harness.ROLES == frozenset(conventions["roles"])
-    assert CEDAR_TARGETS == tuple(name for name in TARGETS if name.startswith("sondera"))
+    assert frozenset(conventions["roles"]) == harness.ROLES
+    assert tuple(name for name in TARGETS if name.startswith("sondera")) == CEDAR_TARGETS
 
 
 # --- install / uninstall ---------------------------------------------------------------------

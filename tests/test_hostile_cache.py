@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
+from conftest import make_project
 from policyc.compiler.cli import main
 from policyc.compiler.pipeline import SEAL_NAME, compiler_fingerprint, distiller_name
-
-from conftest import make_project
 
 RULES = "Never run `terraform destroy`.\n\nNever run `git push --force`.\n"
 

@@ -13,15 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import cedarpy
 import pytest
-
+from conftest import make_project
 from policyc.compiler import output, pipeline, sondera
 from policyc.compiler.cli import main
 from policyc.compiler.pipeline import compile_sources
 from policyc.compiler.remote import RemoteError, check_url
 from policyc.compiler.sources import SourceError, source_from_bytes
 from policyc.emitters import cedar
-
-from conftest import make_project
 
 RULES = "Never run `terraform destroy`.\n\nNever run `git push --force`.\n"
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import os
 
+from conftest import make_project
 from policyc.compiler import cli
 from policyc.compiler.remote import RemoteError
 from policyc.compiler.targets import discover
-
-from conftest import make_project
 
 ROOT_RULES = "Never run `rm -rf /`.\n\nNever run `git push --force`.\n"
 

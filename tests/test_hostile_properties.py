@@ -12,7 +12,6 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from policyc.compiler import regex_safety
 from policyc.compiler.checks import cedar_check, schema_error, self_check
 from policyc.compiler.cli import main

@@ -7,13 +7,11 @@ import json
 import shutil
 
 import pytest
-
+from conftest import make_project
 from policyc.compiler import regex_safety
 from policyc.compiler.checks import self_check
 from policyc.compiler.cli import main
 from policyc.compiler.regexes import command_regex, glob_to_regex
-
-from conftest import make_project
 
 UNSAFE = [
     r"^(a+)+$",  # nested quantifiers

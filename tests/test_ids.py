@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from policyc.compiler.cli import main
-
 from conftest import make_project
+from policyc.compiler.cli import main
 
 
 def _ids(root) -> dict[str, str]:

@@ -9,24 +9,22 @@ entry that starts passing fails the test, so the list stays honest.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 import yaml
-
+from conftest import DATA, corpus_manifest, lay_out
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
-
-from conftest import DATA, corpus_manifest, lay_out
 
 SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
 MISSES = {(m["file"], m["line"], m["text"]): m["reason"] for m in yaml.safe_load((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
 ROWS = {row["file"]: row for row in corpus_manifest()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _doc(corpus_file: str, workdir: str) -> dict:
     project = Path(workdir) / corpus_file.split("__", 1)[0]
     return emit(compile_paths([lay_out(ROWS[corpus_file], project)], project))

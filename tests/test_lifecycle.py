@@ -9,11 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
+from conftest import make_project
 from policyc.compiler.cli import main
 from policyc.compiler.output import locked
-
-from conftest import make_project
 
 RULES = {
     "AGENTS.override.md": "Never run `terraform destroy`.\n",

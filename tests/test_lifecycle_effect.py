@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from policyc.compiler.cli import main
-
 from conftest import make_project
+from policyc.compiler.cli import main
 
 RULES = {"AGENTS.md": "- Never run `terraform destroy`.\n- Never run `rm -rf /`.\n"}
 

@@ -8,16 +8,14 @@ from collections import Counter
 from pathlib import PurePosixPath
 
 import pytest
+from conftest import corpus_manifest, lay_out
 from hypothesis import given
 from hypothesis import strategies as st
-
 from policyc.compiler import ordinary
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.ordinary import Rate, fire_rate, sample
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
-
-from conftest import corpus_manifest, lay_out
 
 SHAPES = {
     "Read": {"file_path"},

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
 from policyc.compiler.checks import normalise_ws, self_check
 from policyc.compiler.pipeline import compile_sources
 from policyc.compiler.sources import SourceError, source_from_bytes

@@ -6,7 +6,6 @@ Every rule these sentences give must also pass admission (tests/test_admission.p
 from __future__ import annotations
 
 import pytest
-
 from test_admission import bash, compile_text, fires, only, write
 
 

@@ -7,12 +7,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
+from conftest import make_project
 from policyc.compiler.cli import main
 from policyc.compiler.findings import CLASSES, Finding, render_github
 from policyc.schemas import read as read_schema
-
-from conftest import make_project
 from test_diff import history  # noqa: F401  (the fixture: a real rulebook edited in one commit)
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "findings"

@@ -7,13 +7,11 @@ import json
 import urllib.request
 
 import pytest
-
+from conftest import make_project
 from policyc.compiler import cli
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.remote import RemoteError, _AllowlistRedirects, check_url, resolve
 from policyc.compiler.targets import discover, expand
-
-from conftest import make_project
 
 
 def _project(tmp_path, files: dict[str, str], interlinked=True):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from policyc.compiler.blocks import parse_blocks
 from policyc.compiler.checks import node_problems
 from policyc.compiler.clauses import find_markers, split_sentences, strongest
@@ -17,7 +16,7 @@ from policyc.emitters.like import lower
 
 
 def test_blocks_keep_exact_line_spans_and_fences():
-    lines = "# Title\n\ntext one\ntext two\n\n- item\n  - nested\n\n```bash\n# not a heading\n```\n| a | b |\n|---|---|\n| c | d |".split("\n")
+    lines = ["# Title", "", "text one", "text two", "", "- item", "  - nested", "", "```bash", "# not a heading", "```", "| a | b |", "|---|---|", "| c | d |"]
     kinds = [(b.kind, b.start, b.end, b.depth) for b in parse_blocks(lines)]
     assert kinds == [("heading", 1, 1, 1), ("paragraph", 3, 4, 0), ("item", 6, 6, 0), ("item", 7, 7, 1), ("code", 9, 11, 0), ("table", 12, 14, 0)]
 
