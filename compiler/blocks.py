@@ -48,6 +48,8 @@ class _LineToken(Token):
     """A run of whole lines of one kind; `depth` is the list nesting depth at its first line."""
 
     __slots__ = ("depth", "lines")
+    depth: int
+    lines: list[str]
 
 
 # Consecutive lines of these kinds travel as one token, and so do a bullet and

@@ -30,6 +30,10 @@ class InlineToken(str):
     """An inline token: its text, terminal name, offsets, and `norm` (lower-cased, ’ as ')."""
 
     __slots__ = ("type", "start_pos", "end_pos", "norm")
+    type: str
+    start_pos: int
+    end_pos: int
+    norm: str
 
 
 @dataclass(frozen=True, slots=True)
