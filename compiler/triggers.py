@@ -223,7 +223,7 @@ def scope_regex(globs: list[str]) -> str:
     return "^(?!.*" + any_of(excluded) + ")" + (f"(?=.*{any_of(included)})" if included else "")
 
 
-_USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")
+_USE_X = re.compile(r"\b(?:use|prefer)\s+`?([\w.-]+)`?")
 
 
 def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
@@ -242,13 +242,15 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
 
 
 def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
-    """"Always use pnpm": the other members of pnpm's tool family are the inverse trigger."""
+    """"Always use pnpm", "prefer uv": the other members of the tool's family are the inverse
+    trigger; only those the clause names when it names some ("use pnpm, not npm")."""
     m = _USE_X.search(clause.scope_text)
     family = next((f for f in lex.families if m and m.group(1) in f), None)
     if family is None:
         return None
     chosen = m.group(1)
-    others = [tool for tool in family if tool != chosen]
+    named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))
+    others = [tool for tool in family if tool != chosen and tool in named] or [tool for tool in family if tool != chosen]
     pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": ""}
     return Trigger("command", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
                    summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True, values=others)

@@ -101,7 +101,9 @@ RULES = [
      bash("pnpm install", "npx prettier --check .", "pnpm run build")),
     ("Never use yarn or npm.", "prose:use-package-manager",
      bash("yarn add react", "npm ci"), bash("pnpm add react", "bun install")),
-    ("Always use pnpm, not npm.", "command", bash("npm install"), bash("pnpm install")),
+    # the family member the sentence rejects, not the whole family
+    ("Always use pnpm, not npm.", "command", bash("npm install", "cd web && npm run build"), bash("pnpm install", "yarn install")),
+    ("Always use pnpm.", "command", bash("npm install", "yarn install", "bun install"), bash("pnpm install")),
 ]
 
 
@@ -149,3 +151,13 @@ def test_a_language_entry_keeps_the_sentence_s_own_file_scope():
     assert _acts(sentence, "Write", {"file_path": "src/a.test.ts", "content": "// @ts-ignore"})
     assert not _acts(sentence, "Write", {"file_path": "src/a.ts", "content": "// @ts-ignore"})
     assert not _acts(sentence, "Write", {"file_path": "src/a.test.md", "content": "// @ts-ignore"})
+
+
+def test_prefer_a_family_member_warns_on_the_others():
+    """"Prefer pnpm over npm": a soft marker, so a warning, never a block."""
+    sentence = "Prefer pnpm over npm."
+    imp = _only(sentence)
+    assert imp.admission.decision == "admitted" and imp.action == "warn"
+    found = _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "npm install"}})
+    assert found.decision == "allow" and found.warnings
+    assert not _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "pnpm install"}}).warnings
