@@ -77,6 +77,11 @@ RULES = [
            ("cmd/main.go", "x, _ := f() //nolint:errcheck"), ("src/A.java", '@SuppressWarnings("unchecked")')),
      write(("src/a.ts", "// lint rules live in eslint.config.js"), ("README.md", "Run ruff; never add `# noqa`."),
            ("src/a.py", "import os\n"), ("src/lib.rs", "#[derive(Debug)]\nstruct S;"))),
+    ("Never create minor or major version bumps.", "prose:version-bump",
+     write((".changeset/brave-lions.md", '---\n"claude-dev": minor\n---\n\nAdd a feature\n'),
+           (".changeset/calm-cats.md", "---\n'@scope/pkg': major\n---\n")),
+     write((".changeset/brave-lions.md", '---\n"claude-dev": patch\n---\n\nA minor fix\n'),
+           ("docs/release.md", '"claude-dev": minor\n'))),
     # git operations
     ("Never force push.", "prose:force-push",  # --force-with-lease still rewrites the remote's history
      bash("git push --force origin main", "git push -f", "git push --force-with-lease origin feat"),
@@ -126,6 +131,9 @@ PASS2 = [
     ("Never force push to shared branches.", "shared branches"),
     ("Never install packages globally.", "globally"),
     ("Never run cargo build in release mode.", "in release mode"),  # the backticked-command reading keeps its qualifier
+    # a `raise ValueError` pattern would be the rule, but the repository's own commits raise them
+    # (benchmarks/false_alarms.py: 2 of its 365 ordinary calls): left to the gate that reads the sentence
+    ("Never use generic `ValueError` or bare `Exception` for raising errors.", "for raising errors"),
 ]
 
 
