@@ -321,12 +321,12 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
         tool = entry["tool"]
         fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
         regex = entry["regex"]
-        if "names" in entry:  # the regex names only what the sentence names
-            named = sorted(set(re.findall(entry["names"], clause.scope_text)))
-            regex = regex.replace("{NAMES}", "|".join(named))
         spared = [o["text"] for o in clause.alternatives + clause.exceptions]
         if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
             regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
+        if "names" in entry:  # the regex names only what the sentence names
+            named = sorted(set(re.findall(entry["names"], clause.scope_text)))
+            regex = regex.replace("{NAMES}", "|".join(named))
         patterns = [{"field": f, "regex": regex, "flags": entry.get("flags", "")} for f in fields]
         return Trigger(
             kind=f"prose:{entry['id']}",

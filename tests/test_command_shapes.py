@@ -369,6 +369,7 @@ PROSE_EXAMPLES = {
     "commit-and-push": ("Never commit and push in a single command.", "Bash", {"command": "git commit -m wip && git push"},
                         {"command": "git commit -m 'then git push'"}),
     "push-anything": ("Never push to any remote branch.", "Bash", {"command": "git push origin dev"}, {"command": "git fetch origin dev"}),
+    "force-push-branch": ("Never force push to main.", "Bash", {"command": "git push -f origin main"}, {"command": "git push -f origin feat"}),
     "force-push": ("Never force push.", "Bash", {"command": "git push --force origin main"}, {"command": "git push origin main"}),
     "push-protected-branch": ("Never push to main.", "Bash", {"command": "git push origin main"}, {"command": "git push origin feature"}),
     "tag-release": ("Never tag releases by hand.", "Bash", {"command": "git tag v1.2.0"}, {"command": "git tag -l"}),
