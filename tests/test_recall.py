@@ -8,13 +8,19 @@ from a tool call ("a pushed commit"), the outcome is Pass 2, with a reason namin
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from policyc.compiler.harness import Evaluator
+from policyc.compiler import regex_safety
+from policyc.compiler.harness import Evaluator, rule_fires
 from policyc.compiler.pipeline import compile_sources
+from policyc.compiler.regexes import redos_reasons, syntax_problems
 from policyc.compiler.sources import source_from_bytes
+from policyc.compiler.triggers import load_lexicon
 from policyc.emitters import guardrules
 
 
@@ -173,3 +179,30 @@ def test_prefer_a_family_member_warns_on_the_others():
     found = _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "npm install"}})
     assert found.decision == "allow" and found.warnings
     assert not _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "pnpm install"}}).warnings
+
+
+def _entry_regexes():
+    """Every regex a prose entry can emit, {NAMES} filled with every name its `names` reads."""
+    for entry in load_lexicon().prose:
+        names = re.search(r"\(([\w|]+)\)", entry.get("names", ""))
+        for regex in filter(None, [entry.get("regex"), entry.get("spares", {}).get("regex")]):
+            yield entry["id"], regex.replace("{NAMES}", names.group(1) if names else ""), entry.get("flags", "")
+
+
+def test_every_prose_regex_is_safe_and_never_matches_nothing():
+    found = list(_entry_regexes())
+    for entry_id, regex, flags in found:
+        assert not redos_reasons(regex) and not syntax_problems(regex, flags), entry_id
+    assert not any(regex_safety.problems([(regex, flags) for _, regex, flags in found]))
+
+
+_FLAG = st.from_regex(r"\A--?[a-z][a-z-]{0,8}\Z")
+_PACKAGE = st.from_regex(r"\A[a-z][a-z0-9-]{0,10}\Z")
+
+
+@given(manager=st.sampled_from(["npm update", "pnpm up", "yarn upgrade", "cargo update", "poetry update"]),
+       flags=st.lists(_FLAG, max_size=3), package=st.one_of(st.none(), _PACKAGE), tail=st.sampled_from(["", " && npm test", "; echo ok"]))
+def test_updating_every_dependency_is_the_update_verb_with_no_package_named(manager, flags, package, tail):
+    rule = guardrules.emit(_compiled("Never bump every dependency at once."))["rules"][0]
+    command = " ".join([manager, *flags, *([package] if package else [])]) + tail
+    assert rule_fires(rule, "Bash", {"command": command}) is (package is None), command
