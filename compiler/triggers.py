@@ -71,8 +71,11 @@ class Lexicon:
 
 
 def _entry(entry: dict) -> dict:
-    """A prose or event entry: its `when` compiled, the placeholders of its regex filled."""
-    return {**entry, "when_re": re.compile(entry["when"])} | ({"regex": lexicon_regex(entry["regex"])} if "regex" in entry else {})
+    """A prose or event entry: its `when` compiled, the placeholders of its regexes filled."""
+    entry = {**entry, "when_re": re.compile(entry["when"])} | ({"regex": lexicon_regex(entry["regex"])} if "regex" in entry else {})
+    if "spares" in entry:
+        entry["spares"] = {**entry["spares"], "regex": lexicon_regex(entry["spares"]["regex"])}
+    return entry
 
 
 @lru_cache(maxsize=1)
@@ -220,7 +223,7 @@ def scope_regex(globs: list[str]) -> str:
     return "^(?!.*" + any_of(excluded) + ")" + (f"(?=.*{any_of(included)})" if included else "")
 
 
-_USE_X = re.compile(r"\buse\s+`?([\w.-]+)`?")
+_USE_X = re.compile(r"\b(?:use|prefer)\s+`?([\w.-]+)`?")
 
 
 def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
@@ -239,13 +242,15 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
 
 
 def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
-    """"Always use pnpm": the other members of pnpm's tool family are the inverse trigger."""
+    """"Always use pnpm", "prefer uv": the other members of the tool's family are the inverse
+    trigger; only those the clause names when it names some ("use pnpm, not npm")."""
     m = _USE_X.search(clause.scope_text)
     family = next((f for f in lex.families if m and m.group(1) in f), None)
     if family is None:
         return None
     chosen = m.group(1)
-    others = [tool for tool in family if tool != chosen]
+    named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))
+    others = [tool for tool in family if tool != chosen and tool in named] or [tool for tool in family if tool != chosen]
     pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": ""}
     return Trigger("command", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
                    summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True, values=others)
@@ -315,9 +320,13 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
             trigger = _build("command", [entry["command"]], clause, lex)
             trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)
             return trigger
+        _read_entry_qualifiers(clause, entry)
         tool = entry["tool"]
         fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
         regex = entry["regex"]
+        spared = [o["text"] for o in clause.alternatives + clause.exceptions]
+        if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
+            regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
         if "names" in entry:  # the regex names only what the sentence names
             named = sorted(set(re.findall(entry["names"], clause.scope_text)))
             regex = regex.replace("{NAMES}", "|".join(named))
@@ -330,8 +339,28 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
             summary=entry["summary"],
             interpreted=True,
             suggestion=_suggestion(clause),
+            file_scope=_prose_scope(entry, clause) if tool == "content" else "",
         )
     return None
+
+
+def _prose_scope(entry: dict, clause: Clause) -> str:
+    """The files a content entry is about (its `globs`: `except:` is Python) and those the
+    sentence's qualifier names ("in tests"): both must hold."""
+    scopes = [scope_regex(list(globs)) for globs in (entry.get("globs"), clause.file_scope) if globs]
+    if len(scopes) < 2:
+        return "".join(scopes)
+    return "^" + "".join(f"(?=.*{s})" for s in scopes)
+
+
+def _read_entry_qualifiers(clause: Clause, entry: dict) -> None:
+    """An entry's own reading of the clause's qualifiers: those its pattern encodes
+    ("in release mode", "at once") no longer narrow the rule; words that narrow it
+    in a way no pattern sees ("a pushed commit") do, and admission sends it to Pass 2."""
+    if "encodes" in entry:
+        clause.qualifiers = [q for q in clause.qualifiers if not re.search(entry["encodes"], q)]
+    if "narrowed_by" in entry and (found := re.search(entry["narrowed_by"], clause.scope_text)):
+        clause.qualifiers.append(found.group(0))
 
 
 def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> dict | None:

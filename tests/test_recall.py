@@ -1,0 +1,207 @@
+"""Recall (issue 10, part A): commands and identifiers that prose names without backticks.
+
+Each sentence is compiled as a rule file writes it. When it becomes a rule, the emitted
+distilled-rules.json is run through the project's evaluator (compiler.harness) on the calls the
+sentence forbids and on near misses it must let through. When its qualifier cannot be checked
+from a tool call ("a pushed commit"), the outcome is Pass 2, with a reason naming the words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from policyc.compiler import regex_safety
+from policyc.compiler.harness import Evaluator, rule_fires
+from policyc.compiler.pipeline import compile_sources
+from policyc.compiler.regexes import redos_reasons, syntax_problems
+from policyc.compiler.sources import source_from_bytes
+from policyc.compiler.triggers import load_lexicon
+from policyc.emitters import guardrules
+
+
+@cache
+def _compiled(sentence: str):
+    return compile_sources([source_from_bytes("AGENTS.md", (sentence + "\n").encode())])
+
+
+def _only(sentence: str):
+    imperatives = _compiled(sentence).imperatives
+    assert len(imperatives) == 1, [i.quote for i in imperatives]
+    return imperatives[0]
+
+
+@cache
+def _evaluator(sentence: str) -> Evaluator:
+    return Evaluator(guardrules.emit(_compiled(sentence))["rules"])
+
+
+def _acts(sentence: str, tool: str, tool_input: dict) -> bool:
+    return _evaluator(sentence).evaluate({"tool_name": tool, "tool_input": tool_input}).decision != "allow"
+
+
+def bash(*commands: str) -> list[tuple[str, dict]]:
+    return [("Bash", {"command": c}) for c in commands]
+
+
+def write(*files: tuple[str, str]) -> list[tuple[str, dict]]:
+    return [("Write", {"file_path": path, "content": content}) for path, content in files]
+
+
+RULES = [
+    # (sentence, trigger kind, calls it must act on, near misses it must let through)
+    ("Never build in release mode.", "prose:release-build",
+     bash("cargo build --release", "cargo build --profile release", "dotnet publish -c Release", "swift build -c release",
+          "cd app && flutter build apk --release", "./gradlew :app:assembleRelease", "cmake -DCMAKE_BUILD_TYPE=Release .."),
+     bash("cargo build", "cargo build --profile dev", "dotnet build -c Debug", "git log --grep release", "gh release view",
+          "cargo test --workspace")),
+    ("Never bump every dependency at once.", "prose:update-every-dependency",
+     bash("npm update", "pnpm up --latest", "yarn upgrade", "cargo update", "poetry update", "uv lock --upgrade",
+          "npm update && npm test", "pnpm -r update", "npx npm-check-updates -u", "go get -u ./..."),
+     bash("npm update lodash", "pnpm up react --latest", "cargo update -p serde", "poetry update requests",
+          "uv lock --upgrade-package requests", "npm install", "npm uptime", "go get -u example.com/pkg")),
+    ("Never commit and push in a single command.", "prose:commit-and-push",
+     bash("git commit -m wip && git push", "git add . && git commit -m fix; git push origin main",
+          "git commit -am fix\ngit push"),
+     bash("git commit -m 'then git push'", "git commit -m wip", "git push", "git push && git commit -m next")),
+    ("never use `@ts-ignore`.", "prose:ts-suppress",
+     write(("src/a.ts", "// @ts-ignore\nfoo()"), ("src/b.tsx", "{/* @ts-ignore */}")),
+     write(("src/a.ts", "// @ts-expect-error: typed later\nfoo()"), ("docs/typescript.md", "Avoid `// @ts-ignore`."),
+           ("src/a.ts", "// @ts-nocheck"))),
+    ("never catch a bare exception.", "prose:bare-except",
+     write(("app/a.py", "try:\n    run()\nexcept:\n    pass\n"), ("app/b.py", "try:\n    run()\nexcept Exception as exc:\n    log(exc)\n"),
+           ("app/c.py", "    except (Exception):\n        raise")),
+     write(("app/a.py", "try:\n    run()\nexcept ValueError:\n    pass\n"), ("app/b.py", "exceptional = True\n"),
+           ("docs/errors.md", "except:\n    pass\n"), ("app/c.py", "except (ValueError, TypeError) as exc:\n"))),
+    ("Do not disable lint rules inline.", "prose:inline-lint-suppression",
+     write(("src/a.ts", "// eslint-disable-next-line no-console\nconsole.log(x)"), ("src/a.py", "import os  # noqa: F401"),
+           ("src/b.py", "x = f()  # type: ignore[arg-type]"), ("src/lib.rs", "#[allow(dead_code)]\nfn f() {}"),
+           ("cmd/main.go", "x, _ := f() //nolint:errcheck"), ("src/A.java", '@SuppressWarnings("unchecked")')),
+     write(("src/a.ts", "// lint rules live in eslint.config.js"), ("README.md", "Run ruff; never add `# noqa`."),
+           ("src/a.py", "import os\n"), ("src/lib.rs", "#[derive(Debug)]\nstruct S;"))),
+    ("Never create minor or major version bumps.", "prose:version-bump",
+     write((".changeset/brave-lions.md", '---\n"claude-dev": minor\n---\n\nAdd a feature\n'),
+           (".changeset/calm-cats.md", "---\n'@scope/pkg': major\n---\n")),
+     write((".changeset/brave-lions.md", '---\n"claude-dev": patch\n---\n\nA minor fix\n'),
+           ("docs/release.md", '"claude-dev": minor\n'))),
+    # git operations
+    ("Never force push.", "prose:force-push",  # --force-with-lease still rewrites the remote's history
+     bash("git push --force origin main", "git push -f", "git push --force-with-lease origin feat"),
+     bash("git push origin feat", "git push --follow-tags")),
+    ("Never force push; use `--force-with-lease` instead.", "prose:force-push",
+     bash("git push --force origin main", "git push -f origin feat"),
+     bash("git push --force-with-lease origin feat", "git push origin feat")),
+    ("Never force push to main.", "prose:force-push-branch",
+     bash("git push --force origin main", "git push -f origin HEAD:main", "git push origin +main",
+          "git push --force-with-lease origin main"),
+     bash("git push --force origin feat", "git push origin main", "git push -f origin main-backup", "git push -f origin feat/main")),
+    ("Never squash commits.", "prose:squash",
+     bash("git merge --squash feature", "gh pr merge 12 --squash", "git rebase -i --autosquash main"),
+     bash("git merge feature", "gh pr merge 12 --rebase", "git commit -m squash")),
+    ("Never create git tags.", "prose:create-tag",
+     bash("git tag v1.2.0", "git tag -a v1.2.0 -m release", "gh release create v1.2.0"),
+     bash("git tag", "git tag -l", "git tag -d v1.2.0", "git push origin main")),
+    ("Never amend commits.", "prose:amend", bash("git commit --amend --no-edit"), bash("git commit -m amend")),
+    ("Never rebase.", "prose:rebase", bash("git rebase main"), bash("git merge main")),
+    # package managers: the update verb, and "use X, not Y"
+    ("Never update dependencies.", "prose:update-dependencies",
+     bash("npm update lodash", "cargo update -p serde", "uv lock --upgrade-package requests", "yarn up react"),
+     bash("npm install", "npm ci", "cargo build", "uv lock")),
+    ("Never use npm; use pnpm.", "prose:use-package-manager",
+     bash("npm install", "cd web && npm run build"),
+     bash("pnpm install", "npx prettier --check .", "pnpm run build")),
+    ("Never use yarn or npm.", "prose:use-package-manager",
+     bash("yarn add react", "npm ci"), bash("pnpm add react", "bun install")),
+    # the family member the sentence rejects, not the whole family
+    ("Always use pnpm, not npm.", "command", bash("npm install", "cd web && npm run build"), bash("pnpm install", "yarn install")),
+    ("Always use pnpm.", "command", bash("npm install", "yarn install", "bun install"), bash("pnpm install")),
+]
+
+
+@pytest.mark.parametrize("sentence, kind, hits, misses", RULES, ids=[r[0] for r in RULES])
+def test_prose_names_an_admitted_rule(sentence, kind, hits, misses):
+    imp = _only(sentence)
+    assert imp.admission.decision == "admitted", imp.admission
+    assert imp.trigger["kind"] == kind
+    for tool, tool_input in hits:
+        assert _acts(sentence, tool, tool_input), (sentence, tool_input)
+    for tool, tool_input in misses:
+        assert not _acts(sentence, tool, tool_input), (sentence, tool_input)
+
+
+PASS2 = [
+    # (sentence, the words the reason names): the command cannot tell what the sentence narrows it by
+    ("Never amend a pushed commit.", "pushed commit"),  # amending a local commit is ordinary work
+    ("Never amend commits that have already been pushed.", "commits that have already been pushed"),
+    ("Never rebase shared branches.", "shared branches"),
+    ("Never force push to shared branches.", "shared branches"),
+    ("Never install packages globally.", "globally"),
+    ("Never run cargo build in release mode.", "in release mode"),  # the backticked-command reading keeps its qualifier
+    # a `raise ValueError` pattern would be the rule, but the repository's own commits raise them
+    # (benchmarks/false_alarms.py: 2 of its 365 ordinary calls): left to the gate that reads the sentence
+    ("Never use generic `ValueError` or bare `Exception` for raising errors.", "for raising errors"),
+]
+
+
+@pytest.mark.parametrize("sentence, words", PASS2, ids=[p[0] for p in PASS2])
+def test_an_unscoped_qualifier_goes_to_pass2_with_its_words(sentence, words):
+    imp = _only(sentence)
+    assert imp.admission.decision == "demoted" and imp.admission.gate == "scope", imp.admission
+    assert words in imp.admission.reason
+    assert imp.routes == ["pass2"] and imp.pass2_cause == imp.admission.reason
+    assert not guardrules.emit(_compiled(sentence))["rules"]
+
+
+def test_an_amended_commit_is_ordinary_work_when_the_sentence_says_pushed():
+    """The honest outcome for "Never amend a pushed commit": no rule blocks `git commit --amend`."""
+    evaluator = _evaluator("Never amend a pushed commit.")
+    assert evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit --amend --no-edit"}}).decision == "allow"
+
+
+def test_a_language_entry_keeps_the_sentence_s_own_file_scope():
+    """"in tests" narrows a content entry further: both scopes hold."""
+    sentence = "Never use `@ts-ignore` in tests."
+    assert _only(sentence).admission.decision == "admitted"
+    assert _acts(sentence, "Write", {"file_path": "src/a.test.ts", "content": "// @ts-ignore"})
+    assert not _acts(sentence, "Write", {"file_path": "src/a.ts", "content": "// @ts-ignore"})
+    assert not _acts(sentence, "Write", {"file_path": "src/a.test.md", "content": "// @ts-ignore"})
+
+
+def test_prefer_a_family_member_warns_on_the_others():
+    """"Prefer pnpm over npm": a soft marker, so a warning, never a block."""
+    sentence = "Prefer pnpm over npm."
+    imp = _only(sentence)
+    assert imp.admission.decision == "admitted" and imp.action == "warn"
+    found = _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "npm install"}})
+    assert found.decision == "allow" and found.warnings
+    assert not _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "pnpm install"}}).warnings
+
+
+def _entry_regexes():
+    """Every regex a prose entry can emit, {NAMES} filled with every name its `names` reads."""
+    for entry in load_lexicon().prose:
+        names = re.search(r"\(([\w|]+)\)", entry.get("names", ""))
+        for regex in filter(None, [entry.get("regex"), entry.get("spares", {}).get("regex")]):
+            yield entry["id"], regex.replace("{NAMES}", names.group(1) if names else ""), entry.get("flags", "")
+
+
+def test_every_prose_regex_is_safe_and_never_matches_the_empty_string():
+    found = list(_entry_regexes())
+    for entry_id, regex, flags in found:
+        assert not redos_reasons(regex) and not syntax_problems(regex, flags), entry_id
+    assert not any(regex_safety.problems([(regex, flags) for _, regex, flags in found]))
+
+
+_FLAG = st.from_regex(r"\A--?[a-z][a-z-]{0,8}\Z")
+_PACKAGE = st.from_regex(r"\A[a-z][a-z0-9-]{0,10}\Z")
+
+
+@given(manager=st.sampled_from(["npm update", "pnpm up", "yarn upgrade", "cargo update", "poetry update"]),
+       flags=st.lists(_FLAG, max_size=3), package=st.one_of(st.none(), _PACKAGE), tail=st.sampled_from(["", " && npm test", "; echo ok"]))
+def test_updating_every_dependency_is_the_update_verb_with_no_package_named(manager, flags, package, tail):
+    rule = guardrules.emit(_compiled("Never bump every dependency at once."))["rules"][0]
+    command = " ".join([manager, *flags, *([package] if package else [])]) + tail
+    assert rule_fires(rule, "Bash", {"command": command}) is (package is None), command
