@@ -213,6 +213,9 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
         if imp.sequence:
             return Omitted("a sequential precondition needs trajectory state (commands_run)", extension=True)
         return Omitted("no concrete trigger: the Tier 2 gate judges it from policy.md")
+    if imp.admission is not None and imp.admission.decision == "demoted":
+        # the admission gates keep a doubtful rule out of every deterministic form, Cedar's too
+        return Omitted(f"not a deterministic rule: {imp.admission.reason}")
     action_on_violation, escalate = "block", ""
     if imp.action == "ask":
         if target.escalate:

@@ -272,3 +272,14 @@ def test_check_cedar_compares_against_v2_requests(tmp_path, monkeypatch, capsys)
     out, err = capsys.readouterr()
     assert [json.loads(line)["decision"] for line in out.splitlines()] == ["block", "block", "allow", "block", "allow"]
     assert "cedar disagrees" not in err
+
+
+@pytest.mark.parametrize("target", CEDAR_TARGETS)
+def test_a_rule_the_admission_gates_demoted_gets_no_cedar_forbid(target):
+    """Sondera enforces Cedar as deterministically as the harness enforces GuardRules, so a rule the gates kept
+    out of distilled-rules.json (here: a qualifier no pattern can check) must not come back as a forbid."""
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never amend a pushed commit.\n")])
+    (imp,) = ir.imperatives
+    assert imp.admission.decision == "demoted" and guardrules.emit(ir, target)["rules"] == []
+    text = cedar.render_group(plan(ir, target)[0], target, ir.distilled_at)
+    assert "forbid (" not in text and "not a deterministic rule" in text
