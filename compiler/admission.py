@@ -54,6 +54,8 @@ class _Data:
     placeholders: tuple[re.Pattern, ...]
     not_paths: tuple[re.Pattern, ...]
     shell_token: re.Pattern
+    preference_split: re.Pattern
+    person_exception: re.Pattern
     env_var: re.Pattern
     command_context: re.Pattern
     common_words: frozenset[str]
@@ -71,6 +73,8 @@ def load_admission() -> _Data:
         placeholders=tuple(re.compile(p) for p in data["placeholders"]),
         not_paths=tuple(re.compile(p) for p in data["not_paths"]),
         shell_token=re.compile(data["shell_tokens"]),
+        preference_split=re.compile(data["preference_split"], re.IGNORECASE),
+        person_exception=re.compile(data["person_exception"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
         command_context=re.compile(data["command_context"], re.IGNORECASE),
         common_words=frozenset(str(w) for w in data["common_words"]),
@@ -115,6 +119,11 @@ def _source(imp, source, data: _Data):
 
 def _polarity(imp, source, data: _Data):
     clause, values = imp.clause, imp.trigger.get("values", [])
+    split = data.preference_split.search(imp.quote) if clause.get("instead_of") else None
+    recommended_side = {v for v in values if split and f"`{v}`" in imp.quote[: split.start()]}
+    if recommended_side:
+        return (f"it would trigger on {_codes(sorted(recommended_side))}, which also stands in the form the sentence "
+                "recommends"), None
     # the clause that gave the trigger has its own marker (the sentence's strongest grades the action)
     if load_ladder().classes[clause["marker_class"]].polarity == "positive":
         asked = set(values) & set(_texts(clause.get("objects", [])))
@@ -293,4 +302,16 @@ def admit_all(imperatives, sources: dict) -> None:
         elif not _doubted(imp, sources.get(imp.file), ("breadth",)):
             rate = measure(imp)
             kind = tool_kind(imp.trigger)
-            imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}", _rate_json(rate))
+            imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}{_asks(imp)}",
+                                      _rate_json(rate))
+
+
+def _asks(imp) -> str:
+    """A block whose exception defers to a person ("unless asked", "without permission") becomes an ask: the
+    harness asks the user before the call, which is what the exception leaves to them. Words for the reason."""
+    condition = imp.clause.get("condition", "")
+    if imp.action != "block" or not load_admission().person_exception.search(condition):
+        return ""
+    imp.action = "ask"
+    imp.reasons.append(f"'{condition}' leaves the exception to a person -> ask instead of block")
+    return f"; '{condition}' leaves the exception to a person, so the harness asks before the call"

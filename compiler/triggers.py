@@ -37,6 +37,7 @@ class Lexicon:
     exception_scopes: tuple[dict, ...]
     not_identifiers: frozenset[str]
     events: tuple[dict, ...]
+    token_languages: tuple[tuple[re.Pattern, tuple[str, ...]], ...]
     clause_words: dict[str, frozenset[str]]
     qualifiers: dict
 
@@ -99,6 +100,7 @@ def load_lexicon() -> Lexicon:
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
         not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
         events=tuple(map(_entry, data["events"])),
+        token_languages=tuple((re.compile(e["when"]), tuple(e["globs"])) for e in data["token_languages"]),
         clause_words={k: frozenset(v) for k, v in data["clause_words"].items()},
         qualifiers={
             "harmless": tuple(re.compile(p) for p in data["qualifiers"]["harmless"]),
@@ -281,6 +283,14 @@ def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexico
     return patterns
 
 
+def _language_scope(texts: list[str], lex: Lexicon) -> str:
+    """The files of the one language every token belongs to (`.unwrap()`: Rust files), or ''."""
+    for when, globs in lex.token_languages:
+        if all(when.match(text) for text in texts):
+            return any_of([glob_to_regex(g) for g in globs])
+    return ""
+
+
 def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger | None:
     tools = lex.tools
     interpreted = any(o["kind"] == "word" for o in clause.objects) or kind == "content"
@@ -305,7 +315,7 @@ def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger
         regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
         patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["content_fields"]]
         return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
-                       interpreted=True, values=texts)
+                       interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
     return None
 
 

@@ -1,0 +1,40 @@
+"""Admission on lines from a rule file no one tuned on (astral-sh/uv AGENTS.md): an exception only a person can
+judge makes an ask, a trigger that also stands in the recommended form is demoted, and a language's tokens scope
+the rule to that language's files."""
+
+from __future__ import annotations
+
+from policyc.compiler.harness import Evaluator
+from policyc.compiler.pipeline import compile_sources
+from policyc.compiler.sources import source_from_bytes
+from policyc.emitters import guardrules
+
+
+def _compiled(line: str):
+    ir = compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())])
+    (imp,) = ir.imperatives
+    return imp, Evaluator(guardrules.emit(ir)["rules"])
+
+
+def _decide(evaluator: Evaluator, tool: str, tool_input: dict) -> str:
+    return evaluator.evaluate({"tool_name": tool, "tool_input": tool_input}).decision
+
+
+def test_an_exception_only_a_person_can_judge_asks_instead_of_blocking():
+    imp, evaluator = _compiled("- NEVER perform builds with the release profile, unless asked or reproducing performance issues")
+    assert imp.action == "ask" and "leaves the exception to a person" in imp.admission.reason
+    assert _decide(evaluator, "Bash", {"command": "cargo build --release"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "cargo build"}) == "allow"
+
+
+def test_a_trigger_that_also_stands_in_the_recommended_form_is_demoted():
+    imp, evaluator = _compiled("- PREFER let chains (`if let` combined with `&&`) over nested `if let` statements")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "polarity")
+    assert _decide(evaluator, "Write", {"file_path": "src/lib.rs", "content": "if let Some(x) = y && z {}"}) == "allow"
+
+
+def test_language_tokens_scope_the_rule_to_that_languages_files():
+    imp, evaluator = _compiled("- AVOID using `panic!`, `unreachable!`, `.unwrap()`, unsafe code, and clippy rule ignores")
+    assert imp.scope["file_scope"] == r"\.rs$"
+    assert _decide(evaluator, "Write", {"file_path": "crates/uv/src/lib.rs", "content": "let v = x.unwrap();"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "scripts/build.js", "content": "const v = x.unwrap();"}) == "allow"
