@@ -56,6 +56,8 @@ class _Data:
     shell_token: re.Pattern
     preference_split: re.Pattern
     person_exception: re.Pattern
+    review_verbs: frozenset[str]
+    command_qualifier: re.Pattern
     env_var: re.Pattern
     command_context: re.Pattern
     common_words: frozenset[str]
@@ -75,6 +77,8 @@ def load_admission() -> _Data:
         shell_token=re.compile(data["shell_tokens"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         person_exception=re.compile(data["person_exception"], re.IGNORECASE),
+        review_verbs=frozenset(data["review_verbs"]),
+        command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
         command_context=re.compile(data["command_context"], re.IGNORECASE),
         common_words=frozenset(str(w) for w in data["common_words"]),
@@ -152,6 +156,9 @@ def _object(imp, source, data: _Data):
 def _kind(imp, source, data: _Data):
     trigger, values = imp.trigger, imp.trigger.get("values", [])
     kind = tool_kind(trigger)
+    after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
+    if after and after[0].strip("*_`,.") in data.review_verbs:
+        return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None
     if kind == "path":
         for value in values:
             name = value.rstrip("/").rsplit("/", 1)[-1]
@@ -159,6 +166,8 @@ def _kind(imp, source, data: _Data):
             extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
             if any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions):
                 return f"`{value}` is not a file path", None
+    if kind == "content" and data.command_qualifier.search(imp.quote):
+        return "the sentence forbids it in commands, and this rule would watch file content", None
     if kind == "content":
         for value in values:
             if data.shell_token.match(value):

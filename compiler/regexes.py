@@ -169,7 +169,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
     """Identifiers written into files -> word-bounded literals.
 
     `Model.objects.create` (Model a placeholder) -> `\\b\\w+\\.objects\\.create\\b`;
-    `datetime.now()` -> `\\bdatetime\\.now\\(` (any arguments); `<Text>` -> `<Text\\b`
+    `datetime.now()` -> `\\bdatetime\\.now\\(` (any arguments); `verify.baseline*()` ->
+    `\\bverify\\.baseline\\w*\\(`; `<Text>` -> `<Text\\b`
     (any attributes); quotes match either quote character.
     """
     alternatives = []
@@ -182,7 +183,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
             continue
         call = ident.endswith("()")
         ident = ident.removesuffix("()")
-        parts = [r"\w+" if part in placeholders else js_escape(part) for part in ident.split(".")]
+        # a placeholder part is any name; a `*` inside a part (`verify.baseline*()`) is any name characters
+        parts = [r"\w+" if part in placeholders else js_escape(part).replace(r"\*", r"\w*") for part in ident.split(".")]
         body = re.sub(r"[\"']", lambda _: "[\"']", r"\.".join(parts))
         start = r"\b" if ident[:1].isalnum() or ident[:1] == "_" else ""
         end = r"\(" if call else (r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else "")

@@ -38,3 +38,23 @@ def test_language_tokens_scope_the_rule_to_that_languages_files():
     assert imp.scope["file_scope"] == r"\.rs$"
     assert _decide(evaluator, "Write", {"file_path": "crates/uv/src/lib.rs", "content": "let v = x.unwrap();"}) == "block"
     assert _decide(evaluator, "Write", {"file_path": "scripts/build.js", "content": "const v = x.unwrap();"}) == "allow"
+
+
+def test_a_sentence_about_what_a_reviewer_flags_forbids_no_tool_call():
+    # denoland/deno .github/copilot-instructions.md
+    imp, _ = _compiled("- Verify handle cleanup (`CloseHandle`) but do not flag the `unsafe` usage itself.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")
+
+
+def test_something_forbidden_in_commands_is_not_a_file_content_rule():
+    # vercel/next.js AGENTS.md
+    imp, _ = _compiled("- Mirror CI env **names and modes** exactly, but do not inline literal secret values in commands.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")
+
+
+def test_a_star_inside_a_name_stands_for_any_name_characters():
+    # microsoft/TypeScript .github/copilot-instructions.md
+    imp, evaluator = _compiled("- **Prefer validation over baselines** - Use `verify.currentLineContentIs()` instead of `verify.baseline*()`")
+    fired = evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "tests/a.ts", "new_string": "verify.baselineQuickInfo();"}})
+    kept = evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "tests/a.ts", "new_string": "verify.currentLineContentIs('x');"}})
+    assert fired.warnings == [imp.id] and kept.warnings == []
