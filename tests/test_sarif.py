@@ -68,7 +68,7 @@ def test_fingerprints_survive_a_line_shift(project, capsys):
 
     before = fingerprints()
     (project / "AGENTS.md").write_text("<!-- a comment -->\n\n" + FILES["AGENTS.md"])
-    assert fingerprints() == before and len(before) == 7
+    assert fingerprints() == before and len(before) >= 5  # several findings, of several classes
 
 
 def test_compile_findings_as_github_commands(project, capsys, snapshot):
