@@ -41,7 +41,7 @@ def test_every_corpus_file_yields_valid_cedar(target, tmp_path):
         schemas = {".interlinked.cedar": _schema("interlinked"), ".cedar": _schema(target)}
         assert cedar_check(files, schemas) == [], row["file"]
         policies += sum(t.count("\nforbid (") for t in files.values())
-    assert policies > 30  # the corpus really produces Cedar, not only comments
+    assert policies > 20  # the corpus really produces Cedar, not only comments (demoted rules give none)
 
 
 # --- differential: GuardRule semantics against cedarpy on Sondera-shaped requests ---

@@ -34,7 +34,7 @@ def test_one_valid_formatted_policy_per_file_named_by_its_id(tmp_path, monkeypat
     folder = root / ".sondera" / "policies" / "cedar" / "policyc"
     assert main(["export", "sondera", str(folder)]) == 0
     files = sorted(folder.glob("*.cedar"))
-    assert len(files) > 5
+    assert len(files) >= 4  # one file per admitted rule the target can express
     schema = read_schema(TARGETS["sondera-v2"].schema)
     for path in files:
         text = path.read_text(encoding="utf-8")
