@@ -1,7 +1,7 @@
 """policyc: a deterministic policy compiler for coding-agent rulebooks.
 
 The package's modules live in the repository's top-level folders (compiler/, emitters/, grammar/,
-schemas/), mapped under this one import namespace by pyproject.toml.
+schemas/, and package/ for this file), mapped under this one import namespace by pyproject.toml.
 """
 
 from importlib.metadata import PackageNotFoundError, version
