@@ -57,6 +57,8 @@ class _Data:
     preference_split: re.Pattern
     person_exception: re.Pattern
     review_verbs: frozenset[str]
+    action_verbs: frozenset[str]
+    tool_mention: str
     command_qualifier: re.Pattern
     env_var: re.Pattern
     command_context: re.Pattern
@@ -78,6 +80,8 @@ def load_admission() -> _Data:
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         person_exception=re.compile(data["person_exception"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
+        action_verbs=frozenset(data["action_verbs"]),
+        tool_mention=data["tool_mention"],
         command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
         command_context=re.compile(data["command_context"], re.IGNORECASE),
@@ -146,7 +150,14 @@ def _polarity(imp, source, data: _Data):
 
 def _object(imp, source, data: _Data):
     if tool_kind(imp.trigger) == "shell":
-        return None  # a placeholder argument of a command (`git push --force origin <branch>`) matches any argument
+        # a placeholder argument (`git push --force origin <branch>`) matches any argument, but one where the
+        # subcommand goes (`bun <file>`) matches every subcommand too: `bun run`, `bun test`, `bun install`
+        for value in imp.trigger.get("values", []):
+            words = value.split()
+            if len(words) > 1 and any(p.search(words[1]) for p in data.placeholders):
+                return (f"`{value}`: the placeholder stands where a subcommand goes, so the rule would fire on every "
+                        f"`{words[0]}` command"), None
+        return None
     for value in imp.trigger.get("values", []):
         if any(p.search(value) for p in data.placeholders):
             return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None
@@ -157,8 +168,14 @@ def _kind(imp, source, data: _Data):
     trigger, values = imp.trigger, imp.trigger.get("values", [])
     kind = tool_kind(trigger)
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
-    if after and after[0].strip("*_`,.") in data.review_verbs:
+    verb = after[0].strip("*_`,.") if after else ""
+    if verb in data.review_verbs:
         return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None
+    if verb in data.action_verbs and kind in ("content", "path"):
+        return f"'{imp.marker} {verb}' forbids running something, and this rule would watch files", None
+    for value in values:
+        if kind != "mcp" and re.search(data.tool_mention.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+            return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None
     if kind == "path":
         for value in values:
             name = value.rstrip("/").rsplit("/", 1)[-1]
@@ -166,6 +183,9 @@ def _kind(imp, source, data: _Data):
             extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
             if any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions):
                 return f"`{value}` is not a file path", None
+    prose = [o["text"] for o in imp.clause.get("objects", []) if o.get("kind") == "path" and o["text"] in values]
+    if kind == "content" and prose:
+        return f"`{prose[0]}` is written without backticks: words of the sentence, not code", None
     if kind == "content" and data.command_qualifier.search(imp.quote):
         return "the sentence forbids it in commands, and this rule would watch file content", None
     if kind == "content":

@@ -58,3 +58,32 @@ def test_a_star_inside_a_name_stands_for_any_name_characters():
     fired = evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "tests/a.ts", "new_string": "verify.baselineQuickInfo();"}})
     kept = evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "tests/a.ts", "new_string": "verify.currentLineContentIs('x');"}})
     assert fired.warnings == [imp.id] and kept.warnings == []
+
+
+# Lines from two audits of unseen rulebooks (docs: README, Measurements): each was a wrong rule.
+AUDITED = [
+    # oven-sh/bun CLAUDE.md: `bun <file>` became "bun and anything", blocking the `bun run ...` the file prescribes
+    ("Never use `bun test` or `bun <file>` directly - always use `bun bd test` or `bun bd <command>`.", "object"),
+    # getsentry/sentry-javascript CLAUDE.md: a write containing `master` was blocked, `git merge` allowed
+    ("- Never merge directly into `master`.", "kind"),
+    # oven-sh/bun CLAUDE.md: writing the binary's path was blocked, running it allowed
+    ("- you never invoke `./build/debug/bun-debug`", "kind"),
+    # home-assistant/core AGENTS.md: the literal words `conditions/branching` as a code pattern
+    ("- Avoid using conditions/branching in tests.", "kind"),
+    # JetBrains/kotlin .ai/guidelines.md: a tool name as file content, while calling the tool stayed allowed
+    ("**NEVER use `execute_terminal_command` tool.**", "kind"),
+]
+
+
+def test_audited_wrong_rules_are_demoted_with_their_gate():
+    for line, gate in AUDITED:
+        imp, _ = _compiled(line)
+        assert (imp.admission.decision, imp.admission.gate) == ("demoted", gate), (line, imp.admission)
+
+
+def test_a_placeholder_is_not_a_secret_but_a_secret_is():
+    # getsentry/sentry-javascript CLAUDE.md: obvious placeholders in tests were blocked as secrets
+    _, evaluator = _compiled("Never commit secrets.")
+    for placeholder in ('{ token: "test-token-123" }', 'api_key = "YOUR_API_KEY_HERE"'):
+        assert _decide(evaluator, "Write", {"file_path": "tests/a.test.ts", "content": placeholder}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "src/config.py", "content": 'password = "hunter2hunter2"'}) == "block"
