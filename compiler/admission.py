@@ -19,6 +19,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from . import regex_safety
+from .ir import Admission
 from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
@@ -31,20 +32,6 @@ _BEFORE_BREADTH = GATES[: GATES.index("breadth")]
 _PATH_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "Read"})
 # Words for each tool kind in a breadth reason ("fires on 3.1% of ordinary edits").
 _KIND_WORDS = {"shell": "commands", "path": "file paths", "content": "edits", "mcp": "tool calls"}
-
-
-@dataclass(frozen=True, slots=True)
-class Admission:
-    """Why a candidate is, or is not, a deterministic rule."""
-
-    decision: str  # admitted | demoted | no-candidate (nothing concrete was proposed)
-    gate: str  # the gate that decided (one of GATES), "" when nothing was proposed
-    reason: str  # in words a user can read
-    rate: dict | None = None  # breadth: {"fired", "total", "share"} on the bundled ordinary calls
-
-    @classmethod
-    def from_json(cls, data: dict | None) -> Admission | None:
-        return cls(**data) if data else None
 
 
 @dataclass(frozen=True, slots=True)

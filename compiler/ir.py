@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from .admission import Admission
-
 IR_VERSION = "1.3"  # 1.2 added Imperative.pass2_cause; 1.3 Imperative.admission
 # How much each action stops the agent: picks conflict winners and spots weakening.
 STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
@@ -20,6 +18,20 @@ STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 def lines_label(lines: list[int]) -> str:
     """[4, 4] -> "4"; [4, 6] -> "4-6"."""
     return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """Why a candidate is, or is not, a deterministic rule."""
+
+    decision: str  # admitted | demoted | no-candidate (nothing concrete was proposed)
+    gate: str  # the gate that decided (admission.GATES), "" when nothing was proposed
+    reason: str  # in words a user can read
+    rate: dict | None = None  # breadth: {"fired", "total", "share"} on the bundled ordinary calls
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> Admission | None:
+        return cls(**data) if data else None
 
 
 @dataclass(slots=True)

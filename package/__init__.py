@@ -4,9 +4,15 @@ The package's modules live in the repository's top-level folders (compiler/, emi
 schemas/, and package/ for this file), mapped under this one import namespace by pyproject.toml.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("policyc")
-except PackageNotFoundError:  # running from a checkout without an install
-    __version__ = "0+unknown"
+def __getattr__(name: str) -> str:
+    """`policyc.__version__`, read from the package metadata only when asked (importlib.metadata costs
+    more than deciding a hook event)."""
+    if name != "__version__":
+        raise AttributeError(name)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("policyc")
+    except PackageNotFoundError:  # running from a checkout without an install
+        return "0+unknown"
