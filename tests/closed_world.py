@@ -160,3 +160,20 @@ def score(path: str, labels: list[dict], doc: dict) -> FileScore:
     verdicts = [judge_rule(rule, labels) for rule in doc["rules"]]
     recall = [(label, recall_problems(doc, path, label)) for label in labels if label["expect"] != "none"]
     return FileScore(verdicts, recall)
+
+
+def assert_labels_well_formed(labels: list[dict], lines: list[str]) -> None:
+    """Each label quotes its line, expects an action or none, says why; a rule label names its class,
+    tool, field and inputs that must and must not match (a `none` label takes no inputs)."""
+    for label in labels:
+        where = f"line {label['line']}"
+        assert label["text"] in lines[label["line"] - 1], f"{where}: text is not on that line"
+        assert label["expect"] in (*ACTIONS, "none"), f"{where}: expect {label['expect']!r}"
+        assert label.get("why"), f"{where}: no why"
+        if label["expect"] == "none":
+            assert not {"must_match", "must_not_match", "optional"} & set(label), f"{where}: none takes no inputs"
+            continue
+        assert label["class"] in CLASSES, f"{where}: class {label['class']!r}"
+        assert label["field"] in ("command", "file_path", "content"), f"{where}: field {label['field']!r}"
+        assert label["tool"], f"{where}: no tool"
+        assert label.get("must_match") and label.get("must_not_match"), f"{where}: needs must_match and must_not_match"

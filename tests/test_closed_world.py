@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from closed_world import ACTIONS, CLASSES, MISSES_FILE, compile_corpus_file, key, label_files, load_labels, load_misses, repo_path, score
+from closed_world import MISSES_FILE, assert_labels_well_formed, compile_corpus_file, key, label_files, load_labels, load_misses, repo_path, score
 from conftest import CORPUS, corpus_manifest, make_project
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
@@ -49,18 +49,7 @@ def test_label_file_is_well_formed(name):
     assert name == f"{doc['file']}.yaml", "a label file is named after its corpus file"
     assert doc["file"] in ROWS, f"{doc['file']} is not in the corpus MANIFEST"
     lines = (CORPUS / "files" / doc["file"]).read_text(encoding="utf-8").split("\n")
-    for label in doc["labels"]:
-        where = f"line {label['line']}"
-        assert label["text"] in lines[label["line"] - 1], f"{where}: text is not on that line"
-        assert label["expect"] in (*ACTIONS, "none"), f"{where}: expect {label['expect']!r}"
-        assert label.get("why"), f"{where}: no why"
-        if label["expect"] == "none":
-            assert not {"must_match", "must_not_match", "optional"} & set(label), f"{where}: none takes no inputs"
-            continue
-        assert label["class"] in CLASSES, f"{where}: class {label['class']!r}"
-        assert label["field"] in ("command", "file_path", "content"), f"{where}: field {label['field']!r}"
-        assert label["tool"], f"{where}: no tool"
-        assert label.get("must_match") and label.get("must_not_match"), f"{where}: needs must_match and must_not_match"
+    assert_labels_well_formed(doc["labels"], lines)
 
 
 def test_listed_misses_name_labelled_rules():

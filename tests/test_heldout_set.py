@@ -11,7 +11,6 @@ import hashlib
 
 import pytest
 import yaml
-from closed_world import ACTIONS, CLASSES
 from conftest import DATA, corpus_manifest
 
 HELDOUT = DATA / "heldout"
@@ -51,15 +50,4 @@ def test_labels_are_well_formed(row):
     doc = yaml.safe_load((HELDOUT / "labels" / f"{row['file']}.yaml").read_text(encoding="utf-8"))
     assert doc["file"] == row["file"]
     lines = (HELDOUT / "files" / row["file"]).read_text(encoding="utf-8").split("\n")
-    for label in doc["labels"]:
-        where = f"line {label['line']}"
-        assert label["text"] in lines[label["line"] - 1], f"{where}: text is not on that line"
-        assert label["expect"] in (*ACTIONS, "none"), f"{where}: expect {label['expect']!r}"
-        assert label.get("why"), f"{where}: no why"
-        if label["expect"] == "none":
-            assert not {"must_match", "must_not_match", "optional"} & set(label), f"{where}: none takes no inputs"
-            continue
-        assert label["class"] in CLASSES, f"{where}: class {label['class']!r}"
-        assert label["field"] in ("command", "file_path", "content"), f"{where}: field {label['field']!r}"
-        assert label["tool"], f"{where}: no tool"
-        assert label.get("must_match") and label.get("must_not_match"), f"{where}: needs must_match and must_not_match"
+    assert_labels_well_formed(doc["labels"], lines)
