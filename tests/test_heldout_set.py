@@ -11,6 +11,7 @@ import hashlib
 
 import pytest
 import yaml
+from closed_world import assert_labels_well_formed
 from conftest import DATA, corpus_manifest
 
 HELDOUT = DATA / "heldout"
