@@ -39,6 +39,7 @@ class _Data:
     hard_classes: frozenset[str]
     positive_openers: frozenset[str]
     placeholders: tuple[re.Pattern, ...]
+    name_prefix: re.Pattern
     not_paths: tuple[re.Pattern, ...]
     shell_token: re.Pattern
     preference_split: re.Pattern
@@ -62,6 +63,7 @@ def load_admission() -> _Data:
         hard_classes=frozenset(data["hard_classes"]),
         positive_openers=frozenset(data["positive_openers"]),
         placeholders=tuple(re.compile(p) for p in data["placeholders"]),
+        name_prefix=re.compile(data["name_prefix"]),
         not_paths=tuple(re.compile(p) for p in data["not_paths"]),
         shell_token=re.compile(data["shell_tokens"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
@@ -148,6 +150,8 @@ def _object(imp, source, data: _Data):
     for value in imp.trigger.get("values", []):
         if any(p.search(value) for p in data.placeholders):
             return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None
+        if tool_kind(imp.trigger) == "content" and data.name_prefix.match(value):
+            return f"`{value}` is the start of a name, and a whole-word pattern never finds it inside one like `{value}name`", None
     return None
 
 

@@ -1,4 +1,4 @@
-"""Admission on lines from a rule file no one tuned on (astral-sh/uv AGENTS.md): an exception only a person can
+"""Admission on lines from rule files no one tuned on (astral-sh/uv, astral-sh/ruff and the audited repositories): an exception only a person can
 judge makes an ask, a trigger that also stands in the recommended form is demoted, and a language's tokens scope
 the rule to that language's files."""
 
@@ -87,3 +87,19 @@ def test_a_placeholder_is_not_a_secret_but_a_secret_is():
     for placeholder in ('{ token: "test-token-123" }', 'api_key = "YOUR_API_KEY_HERE"'):
         assert _decide(evaluator, "Write", {"file_path": "tests/a.test.ts", "content": placeholder}) == "allow"
     assert _decide(evaluator, "Write", {"file_path": "src/config.py", "content": 'password = "hunter2hunter2"'}) == "block"
+
+
+def test_the_start_of_a_name_is_not_a_whole_word_trigger():
+    # astral-sh/ruff AGENTS.md: `\btest_\b` would never fire on `fn test_parse()`, so it enforces nothing
+    imp, _ = _compiled("- Don't prefix tests with `test_`.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "object")
+    assert "start of a name" in imp.admission.reason
+
+
+def test_a_keyword_that_structures_ordinary_code_is_not_a_trigger():
+    # astral-sh/ruff AGENTS.md: the sentence forbids an arrangement; `\bimpl\b` would ask on every Rust edit
+    imp, evaluator = _compiled("- Don't separate struct definitions from their `impl` blocks unless the `impl` is deliberately "
+                               "placed in a separate file, as for large structs.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "breadth")
+    assert "`impl` is a common word in code" in imp.admission.reason
+    assert _decide(evaluator, "Write", {"file_path": "src/lib.rs", "content": "impl Parser {}"}) == "allow"
