@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from .. import __version__
 from .output import LockError, OutputError, find_root, locked, write_atomic
 from .project import Project, UsageError, load_ir, open_project, stderr
 from .writer import planned_artifacts, self_check_failures, write_artifacts
@@ -47,7 +48,7 @@ def _parser():
     from . import overrides as overrides_file
 
     parser = argparse.ArgumentParser(prog="policyc", description="Compile coding-agent rulebooks into enforceable policy.")
-    parser.add_argument("--version", action=_version_action(), help="print policyc's version and exit")
+    parser.add_argument("--version", action="version", version=f"policyc {__version__}", help="print policyc's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p, out_required=False, formats=("text", "json")):
@@ -158,27 +159,6 @@ def _hook_claude_fast(argv: list[str]):
         else:
             return None
     return SimpleNamespace(command="hook", action="claude", **values)
-
-
-def _version_action():
-    import argparse
-
-    class Version(argparse.Action):
-        """--version: the installed package's version (importlib.metadata only when asked)."""
-
-        def __init__(self, option_strings, dest, **kwargs):
-            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
-        def __call__(self, parser, namespace, values, option_string=None):
-            from importlib.metadata import PackageNotFoundError, version
-
-            try:
-                print(f"policyc {version('policyc')}")
-            except PackageNotFoundError:
-                print("policyc (version unknown: the package is not installed)")
-            parser.exit()
-
-    return Version
 
 
 def _export_parser(sub, common) -> None:

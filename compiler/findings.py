@@ -106,7 +106,7 @@ def to_sarif(findings: list[Finding]) -> dict:
             location = {"artifactLocation": {"uri": finding.file, "uriBaseId": "%SRCROOT%"}}
             result["locations"] = [{"physicalLocation": {**location, **({"region": region} if region else {})}}]
         results.append(result)
-    driver = {"name": "policyc", "semanticVersion": distiller_name().split("@", 1)[1].replace("dev", "0.0.0"), "rules": rules}
+    driver = {"name": "policyc", "semanticVersion": distiller_name().split("@", 1)[1], "rules": rules}
     return {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
             "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}]}
 

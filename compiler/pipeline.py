@@ -11,12 +11,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .. import grammar, schemas
-from .conflicts import resolve as resolve_conflicts
-from .ids import assign_ids
+from .. import __version__, grammar, schemas
 from .ir import IR_VERSION, PolicyIR, SourceIR
 from .overrides import Overrides
 from .project import UsageError
@@ -34,11 +31,7 @@ def compiler_fingerprint() -> str:
         for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
             if entry.name.endswith(_DATA_SUFFIXES):
                 digest.update(f"{package.__name__}/{entry.name}\0".encode() + entry.read_bytes() + b"\0")
-    try:
-        release = version("policyc")
-    except PackageNotFoundError:  # running from a checkout without an install
-        release = "dev"
-    return f"{release}+{digest.hexdigest()[:12]}"
+    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 def distiller_name() -> str:
@@ -108,7 +101,10 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     matches; otherwise `previous` only tells which rules were removed. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
-    from .admission import admit_all  # the ordinary-call sample: not for a run that finds nothing changed
+    # the ordinary-call sample, ids and conflicts: not for a run that finds nothing changed
+    from .admission import admit_all
+    from .conflicts import resolve as resolve_conflicts
+    from .ids import assign_ids
 
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
