@@ -12,6 +12,7 @@ in grammar/admission.yaml.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,6 +20,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from . import regex_safety
+from .harness import rule_fires
 from .ir import Admission
 from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
@@ -29,6 +31,8 @@ GATES = ("source", "polarity", "object", "kind", "scope", "loadable", "breadth")
 # Breadth replays a candidate's regexes over the ordinary-call sample, so it runs only once
 # every regex of the candidate is proven safe to run (a hostile rule file must not hang policyc).
 _BEFORE_BREADTH = GATES[: GATES.index("breadth")]
+# a code span that holds a command with arguments (`bun test <file>`); a lone `pytest` or `/opt/x/` names a program or a path
+_COMMAND_SPAN = re.compile(r"`([^`\s][^`\n]*\s[^`\n]*[^`\s])`")
 _PATH_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch", "Read"})
 # Words for each tool kind in a breadth reason ("fires on 3.1% of ordinary edits").
 _KIND_WORDS = {"shell": "commands", "path": "file paths", "content": "edits", "mcp": "tool calls"}
@@ -215,15 +219,48 @@ def measure(imp) -> Rate:
     """How often the proposed rule would act on the bundled ordinary tool calls, out of all the
     calls of its tools: a file-scoped rule is not judged on its few in-scope calls alone (a
     TypeScript-only rule on the sample's 47 TypeScript edits), but on everyday work as a whole."""
-    trigger = imp.trigger
-    rule = {"tool_match": trigger["tool_match"], "patterns": trigger["patterns"], "action": imp.action}
-    if trigger.get("keywords"):
-        rule["keywords"] = trigger["keywords"]
+    rule = _rule(imp)
     everywhere = fire_rate(rule)
     if not imp.scope:
         return everywhere
     scoped = fire_rate({**rule, "active_when": imp.scope})
     return Rate(scoped.fired, everywhere.total, scoped.examples)
+
+
+def _rule(imp) -> dict:
+    """The candidate as the GuardRule fields the harness matches on."""
+    trigger = imp.trigger
+    rule = {"tool_match": trigger["tool_match"], "patterns": trigger["patterns"], "action": imp.action}
+    if trigger.get("keywords"):
+        rule["keywords"] = trigger["keywords"]
+    return rule
+
+
+def prescribed_commands(imperatives, sources: dict) -> dict[str, list[tuple[int, str]]]:
+    """What each file tells the agent to run: its commands in code spans, except on the lines of a prohibition and
+    except what any of its sentences forbids (`npm install` in "use `pnpm install`, not `npm install`")."""
+    forbidding: dict[str, set[int]] = defaultdict(set)
+    forbidden: dict[str, set[str]] = defaultdict(set)
+    for imp in imperatives:
+        forbidden[imp.file].update((imp.trigger or {}).get("values", []))
+        if imp.polarity == "negative":
+            forbidding[imp.file].update(range(imp.lines[0], imp.lines[-1] + 1))
+    return {file: [(number, span) for number, line in enumerate(source.text.splitlines(), 1) if number not in forbidding[file]
+                   for span in _COMMAND_SPAN.findall(line) if span not in forbidden[file]]
+            for file, source in sources.items()}
+
+
+def _contradicts(imp, prescribed: list[tuple[int, str]]) -> str | None:
+    """A shell rule that would stop a command its own file tells the agent to run (bun's `bun test` ban
+    against its `USE_SYSTEM_BUN=1 bun test <file>`): the file does not forbid what it prescribes."""
+    if tool_kind(imp.trigger) != "shell":
+        return None
+    own = range(imp.lines[0], imp.lines[-1] + 1)
+    rule = {**_rule(imp), "trigger": "PreToolUse"}
+    for number, command in prescribed:
+        if number not in own and rule_fires(rule, "Bash", {"command": command}):
+            return f"line {number} of the same file tells the agent to run `{command}`, which this rule would stop"
+    return None
 
 
 def rate_words(rate: Rate, kind: str) -> str:
@@ -305,6 +342,7 @@ def admit_all(imperatives, sources: dict) -> None:
     regex_safety.vouch([(regex, flags) for i in imperatives if i.admission is not None and "pass1" in i.routes
                         for _, regex, flags in regex_safety.rule_regexes(i.trigger["patterns"], i.scope)])
     candidates = []
+    prescribed = prescribed_commands(imperatives, sources)
     for imp in (i for i in imperatives if i.admission is None):
         if "pass1" not in imp.routes:
             imp.admission = _unproposed(imp)
@@ -319,6 +357,8 @@ def admit_all(imperatives, sources: dict) -> None:
         if problems:
             what, regex, problem = problems[0]
             _demote(imp, "loadable", f"its {what.replace('_', ' ')} {regex!r} is not safe to run in the harness ({problem})")
+        elif contradiction := _contradicts(imp, prescribed.get(imp.file, [])):  # its regexes are proven safe by now
+            _demote(imp, "polarity", contradiction)
         elif not _doubted(imp, sources.get(imp.file), ("breadth",)):
             rate = measure(imp)
             kind = tool_kind(imp.trigger)

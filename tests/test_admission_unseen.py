@@ -103,3 +103,19 @@ def test_a_keyword_that_structures_ordinary_code_is_not_a_trigger():
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "breadth")
     assert "`impl` is a common word in code" in imp.admission.reason
     assert _decide(evaluator, "Write", {"file_path": "src/lib.rs", "content": "impl Parser {}"}) == "allow"
+
+
+def test_a_rule_never_stops_a_command_its_own_file_prescribes():
+    # oven-sh/bun CLAUDE.md: the ban on `bun test` would block the step the same file calls CRITICAL
+    ir = compile_sources([source_from_bytes("CLAUDE.md", (
+        b"- Never use `bun test` directly.\n"
+        b"- **CRITICAL**: Verify your test fails with `USE_SYSTEM_BUN=1 bun test <file>`.\n"
+        b"- Never run `terraform destroy`.\n"
+        b"- Run `terraform plan -out plan.bin` before each change.\n"
+        b"- We removed `npm publish --tag next` from CI. Never run `npm publish`.\n"))])
+    bun, terraform, publish = (i for i in ir.imperatives if i.marker.lower() == "never")
+    assert (bun.admission.decision, bun.admission.gate) == ("demoted", "polarity")
+    assert bun.admission.reason == ("line 2 of the same file tells the agent to run `USE_SYSTEM_BUN=1 bun test <file>`, "
+                                    "which this rule would stop")
+    assert terraform.admission.decision == "admitted"  # the file prescribes `terraform plan`, which the rule lets through
+    assert publish.admission.decision == "admitted"  # a command named on the line of a prohibition is not prescribed
