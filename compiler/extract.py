@@ -23,6 +23,7 @@ from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_
 from .ir import Imperative, Prose, Skipped
 from .ladder import load_ladder
 from .regexes import glob_to_regex
+from .report import RUN_ON
 from .sources import Source, load_conventions
 from .triggers import infer_sequence, infer_trigger, load_lexicon, omp_trigger
 
@@ -35,6 +36,11 @@ _BAD_EXAMPLE = re.compile(
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
 _STEP = re.compile(r"^\s*\d{1,9}[.)][ \t]")
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
+# Real rule files put at most 5 rule words and 11 names in backticks in one sentence. Reading a
+# clause per marker, and checking each name against the quote, is quadratic, so a run-on line
+# of thousands ("| never … | never … |") is skipped, not read.
+MAX_MARKERS_PER_SENTENCE = 12
+MAX_NAMES_PER_SENTENCE = 64
 
 
 @lru_cache(maxsize=1)
@@ -231,6 +237,11 @@ class Extractor:
         sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
+            if markers and (run_on := _run_on(sentence, markers)):
+                quote, lines = _quote(unit.block, unit.text, sentence.start, sentence.end)
+                self.skipped.append(Skipped(self.source.group_id, self.source.file, lines, quote, markers[0].text,
+                                            "skip-no-imperative", f"{RUN_ON}: {run_on}"))
+                continue
             governing = strongest(markers, self.ladder, sentence) or (replace(unit.inherited.marker, index=-1) if unit.inherited else None)
             if governing is None:
                 continue
@@ -302,6 +313,15 @@ class Extractor:
             imperative.routes.append("pass3")  # quality and principle rules also inform the reviewer
             imperative.reasons.append("rationale to Pass 3 prose (§15.1)")
         self.imperatives.append(imperative)
+
+
+def _run_on(sentence: Sentence, markers: list[Marker]) -> str:
+    names = sum(1 for t in sentence.tokens if t.type in ("CODE", "PATH"))
+    if len(markers) > MAX_MARKERS_PER_SENTENCE:
+        return f"{len(markers)} rule words, over the limit of {MAX_MARKERS_PER_SENTENCE}"
+    if names > MAX_NAMES_PER_SENTENCE:
+        return f"{names} names in backticks, over the limit of {MAX_NAMES_PER_SENTENCE}"
+    return ""
 
 
 def _by_strength(markers: list[Marker], ladder) -> list[Marker]:

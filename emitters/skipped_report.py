@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 from ..compiler.ir import PolicyIR
-from ..compiler.report import GATE_WORDS
+from ..compiler.report import GATE_WORDS, RUN_ON
 from .plan import POLICIES_DIR
 from .render import render
 from .text import md_code
@@ -29,6 +29,8 @@ def rewrite(item) -> str:
             strong = rest.split()[0].lower().strip("*") in ("never", "always", "must", "do", "don't")
             sentence = rest[0].upper() + rest[1:] if strong else "Always " + rest[0].lower() + rest[1:]
             return md_code(sentence) + ", naming the command, path or tool to check in backticks"
+    if item.reason.startswith(RUN_ON):
+        return "one sentence per rule, each naming its command, path or tool in backticks"
     if item.marker_class == "skip-no-imperative" and _QUESTION.match(quote):
         rest = _QUESTION.sub("", quote).rstrip("?").strip()
         strength = "Never" if re.search(r"\bever\b", quote, re.IGNORECASE) else "Always"

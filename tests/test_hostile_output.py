@@ -9,17 +9,19 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import cedarpy
 import pytest
 from conftest import make_project
-from policyc.compiler import output, pipeline, sondera
+from policyc.compiler import extract, output, pipeline, sondera
 from policyc.compiler.cli import main
 from policyc.compiler.pipeline import compile_sources
 from policyc.compiler.remote import RemoteError, check_url
 from policyc.compiler.sources import SourceError, source_from_bytes
 from policyc.emitters import cedar
+from policyc.emitters.skipped_report import rewrite
 
 RULES = "Never run `terraform destroy`.\n\nNever run `git push --force`.\n"
 
@@ -94,28 +96,34 @@ def test_a_file_over_the_imperative_limit_fails_alone(tmp_path, monkeypatch, cap
 
 
 def test_a_file_over_the_time_limit_fails_alone(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(pipeline, "MAX_SECONDS_PER_FILE", 0.01)
-    row = "| " + " | ".join(f"never run x{i}" for i in range(20000)) + " |\n"  # far beyond 0.01 s
-    root = make_project(tmp_path, {"AGENTS.md": RULES})
-    (root / "CLAUDE.md").write_text(row)
+    root = make_project(tmp_path, {"AGENTS.md": RULES, "CLAUDE.md": "Never run `make deploy`.\n"})
     monkeypatch.chdir(root)
-    monkeypatch.setattr(pipeline, "_extract", _only_claude_limited(pipeline._extract))
+    monkeypatch.setattr(pipeline, "MAX_SECONDS_PER_FILE", 0.05)
+    run = extract.Extractor.run
+
+    def slow_for_claude(self):  # CLAUDE.md reads for a minute; the limit stops it
+        if self.source.file == "CLAUDE.md":
+            time.sleep(60)
+        run(self)
+
+    monkeypatch.setattr(extract.Extractor, "run", slow_for_claude)
     code, err = _run("compile", "--root", str(root), capsys=capsys)
     assert code == 1
     _one_line_error(err, "CLAUDE.md", "the limit for one file")
     assert len(json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["rules"]) == 2
 
 
-def _only_claude_limited(extract):
-    """The time limit for CLAUDE.md only, so the small AGENTS.md is never near it."""
-    def run(source, *rest):
-        limit = pipeline.MAX_SECONDS_PER_FILE
-        pipeline.MAX_SECONDS_PER_FILE = limit if source.file == "CLAUDE.md" else 60.0
-        try:
-            return extract(source, *rest)
-        finally:
-            pipeline.MAX_SECONDS_PER_FILE = limit
-    return run
+@pytest.mark.parametrize("line", [
+    "| " + " | ".join(f"never run x{i}" for i in range(20000)) + " |\n",
+    "Never run " + " and ".join(f"`x{i}`" for i in range(20000)) + ".\n",
+], ids=["20000 rule words", "20000 names"])
+def test_a_run_on_sentence_is_skipped_not_read(line):
+    """Reading it clause by clause would take hours (quadratic); it is skipped with its reason."""
+    ir = compile_sources([source_from_bytes("AGENTS.md", RULES.encode()), source_from_bytes("CLAUDE.md", line.encode())])
+    [skipped] = [s for s in ir.skipped if s.file == "CLAUDE.md"]
+    assert skipped.reason.startswith("a run-on sentence") and "over the limit" in skipped.reason
+    assert [i.file for i in ir.imperatives] == ["AGENTS.md", "AGENTS.md"]
+    assert "one sentence per rule" in rewrite(skipped)
 
 
 # --- item 9: markdown injection through a SKILL.md name ---
