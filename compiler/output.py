@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,6 +61,17 @@ def _mode() -> int:
 TMP_PREFIX = ".policyc-"
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """`path` is a regular file with exactly `data` and the mode a write would give it."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_size != len(data) or stat.S_IMODE(info.st_mode) != _mode():
+        return False
+    return path.read_bytes() == data
+
+
 def write_atomic(path: Path, text: str | bytes, base: Path | None = None) -> None:
     """Write via a temporary file in the same folder, fsync, then rename over the target (text as UTF-8).
 
@@ -69,12 +81,15 @@ def write_atomic(path: Path, text: str | bytes, base: Path | None = None) -> Non
     if path.name in PROTECTED or path.name.endswith(".local.cedar"):
         raise PermissionError(f"refusing to write {path}: hand-curated rules are never touched")
     _checked_parent(path, base)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if _holds(path, data):
+        return  # unchanged: not rewritten, so it keeps its time stamp and a re-run costs no fsync
     import tempfile  # (random, shutil: not for the hook, which only reads)
 
     fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, _mode())

@@ -217,10 +217,14 @@ def _policies(sentence: str, target: str) -> str:
     return text
 
 
+@cache
+def _schema(target: str) -> cedarpy.Schema:
+    return cedarpy.Schema.from_str(read_schema(TARGETS[target].schema))
+
+
 def _cedar_denies(sentence: str, target: str, tool: str, tool_input: dict) -> bool:
     policies = '@id("default-permit")\npermit (principal, action, resource);\n' + _policies(sentence, target)
-    schema = read_schema(TARGETS[target].schema)
-    result = cedarpy.is_authorized(_request(target, tool, tool_input), policies, [], schema=schema)
+    result = cedarpy.is_authorized(_request(target, tool, tool_input), policies, [], schema=_schema(target))
     assert not result.diagnostics.errors, result.diagnostics.errors
     return result.decision == cedarpy.Decision.Deny
 

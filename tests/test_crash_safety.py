@@ -96,6 +96,8 @@ def test_a_run_killed_at_any_write_step_leaves_every_file_whole(project):
         status, steps = _run(project, argv, -1)  # the unkilled run proves the verb completes
         assert status == 0, argv
         completed = _files(out)
+        if not steps:  # nothing new to write (an unchanged file is not rewritten); at most a file removed
+            assert all(before.get(path) == data for path, data in completed.items()), argv
         for kill_at in sorted({steps * k // _KILLS_PER_VERB for k in range(_KILLS_PER_VERB)} if steps else ()):
             killed.add(tuple(argv))
             for path, data in before.items():  # start each kill from the state before the verb
@@ -110,5 +112,5 @@ def test_a_run_killed_at_any_write_step_leaves_every_file_whole(project):
             path.unlink()
         for path, data in completed.items():
             path.write_bytes(data)
-    assert len(killed) == len(verbs)  # every verb writes, so every verb was killed mid-way
+    assert len(killed) >= len(verbs) - 1, killed  # all but the verb that finds nothing to change were killed mid-way
     assert (out / "guard-rules.json").read_text() == '{"rules": []}\n'

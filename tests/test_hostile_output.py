@@ -209,6 +209,19 @@ def test_files_are_written_0644_under_the_umask(tmp_path):
     assert stat.S_IMODE((tmp_path / "b.json").stat().st_mode) == 0o600
 
 
+def test_an_unchanged_file_is_not_rewritten(tmp_path):
+    target = tmp_path / "a.json"
+    output.write_atomic(target, "{}\n")
+    os.utime(target, (1, 1))
+    output.write_atomic(target, "{}\n")
+    assert target.stat().st_mtime == 1  # same bytes, same mode: left alone
+    target.chmod(0o600)
+    output.write_atomic(target, "{}\n")
+    assert target.stat().st_mtime != 1 and stat.S_IMODE(target.stat().st_mode) == output._mode()
+    output.write_atomic(target, "[]\n")
+    assert target.read_text() == "[]\n"
+
+
 # --- item 13: one line, no traceback ---
 
 def test_out_pointing_at_a_file(tmp_path, capsys):
