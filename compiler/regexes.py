@@ -11,6 +11,8 @@ import re
 
 import bracex
 
+from .ir import Pattern
+
 _JS_SPECIAL = frozenset("\\^$.|?*+()[]{}")
 # The harness loader drops a rule when any of these match its pattern text
 # (interlinked-harness.md §4.3, `looksLikeReDoS`).
@@ -280,7 +282,7 @@ _MCP_FULL = re.compile(r"^mcp__[\w-]+__[\w-]+$")
 _MCP_SERVER = re.compile(r"^mcp__([\w-]+)$")
 
 
-def mcp_tools(names: list[str]) -> tuple[list[str], list[dict]]:
+def mcp_tools(names: list[str]) -> tuple[list[str], list[Pattern]]:
     """MCP tool names -> (tool_match, patterns) that fire on the names Claude Code uses,
     `mcp__<server>__<tool>` (interlinked-harness.md §6 item 8).
 
@@ -302,7 +304,7 @@ def mcp_tools(names: list[str]) -> tuple[list[str], list[dict]]:
     if not regexes:
         return list(dict.fromkeys(exact)), []
     alternatives = list(dict.fromkeys([js_escape(n) for n in exact] + regexes))
-    return ["*"], [{"field": "tool_name", "regex": "^" + any_of(alternatives) + "$", "flags": ""}]
+    return ["*"], [Pattern(field="tool_name", regex="^" + any_of(alternatives) + "$", flags="")]
 
 
 def redos_reasons(regex: str) -> list[str]:
