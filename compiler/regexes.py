@@ -250,8 +250,10 @@ def _glob_body(glob: str) -> str:
             i += 2
         elif glob[i] == "*":
             literal = _GLOB_LITERAL.match(glob, i + 1)
-            single = literal and len(literal.group()) == 1 and glob.startswith("*", literal.end())
-            out.append(f"[^/{re.escape(literal.group())}]*" if single else "[^/]*")
+            if literal and len(literal.group()) == 1 and glob.startswith("*", literal.end()):
+                out.append(f"[^/{re.escape(literal.group())}]*")
+            else:
+                out.append("[^/]*")
             i += 1
         elif glob[i] == "?":
             out.append("[^/]")
