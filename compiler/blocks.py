@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from lark import Lark, Token, Transformer
 from lark.lexer import Lexer
@@ -48,6 +48,7 @@ class _LineToken(Token):
     """A run of whole lines of one kind; `depth` is the list nesting depth at its first line."""
 
     __slots__ = ("depth", "lines")
+    line: int  # always set (Token's may be None)
     depth: int
     lines: list[str]
 
@@ -139,7 +140,7 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
     return tokens
 
 
-def _with_gaps(tokens: list[Token]) -> tuple[str, ...]:
+def _with_gaps(tokens: list[_LineToken]) -> tuple[str, ...]:
     """The lines of several tokens, with the blank lines between them kept: line i of a block is line start + i."""
     lines: list[str] = []
     for token in tokens:
@@ -152,7 +153,7 @@ class _ToBlocks(Transformer):
     """Turn the LALR parse of line tokens into Block objects."""
 
     @staticmethod
-    def _make(kind: str, tokens: list[Token], depth: int | None = None) -> Block:
+    def _make(kind: str, tokens: list[_LineToken], depth: int | None = None) -> Block:
         return Block(
             kind=kind,
             start=tokens[0].line,
@@ -223,4 +224,4 @@ def parse_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
     """Parse markdown body lines (starting at `first_line`) into blocks."""
     if not lines:
         return []
-    return _parser().parse(classify_lines(lines, first_line))
+    return cast("list[Block]", _parser().parse(classify_lines(lines, first_line)))  # what _ToBlocks made of the tree

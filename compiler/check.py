@@ -21,6 +21,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..emitters import registry
 from ..emitters.cedar import BACKEND as SONDERA_CEDAR
@@ -113,7 +114,7 @@ def _lines(path: str) -> tuple[str, list[tuple[int, bytes]]]:
     return ("<stdin>" if path == "-" else path), [(n, line) for n, line in enumerate(data.split(b"\n"), 1) if line.strip()]
 
 
-def _json(line: bytes) -> tuple[object, str]:
+def _json(line: bytes) -> tuple[Any, str]:
     try:
         return json.loads(line.decode("utf-8")), ""
     except UnicodeDecodeError as exc:

@@ -18,6 +18,7 @@ from functools import lru_cache
 from lark import Lark
 
 from ..grammar import read as read_grammar
+from .ir import ClauseObject, ClauseRecord, without_empty
 from .ladder import Ladder, load_ladder, normalise_word
 
 # Words that end the clause a marker governs (besides ; — – and another marker).
@@ -58,22 +59,22 @@ class Clause:
 
     marker: Marker
     verb: str = ""
-    objects: list[dict] = field(default_factory=list)  # {"kind": code|path|word, "text": ...}
-    instead_of: list[dict] = field(default_factory=list)  # what to use instead of (the trigger of a positive rule)
-    alternatives: list[dict] = field(default_factory=list)  # what the source says to do instead
-    examples: list[dict] = field(default_factory=list)  # "e.g. `X`": instances, never the trigger
-    asides: list[dict] = field(default_factory=list)  # objects of parentheses and subordinate clauses
+    objects: list[ClauseObject] = field(default_factory=list)  # {"kind": code|path|word, "text": ...}
+    instead_of: list[ClauseObject] = field(default_factory=list)  # what to use instead of (the trigger of a positive rule)
+    alternatives: list[ClauseObject] = field(default_factory=list)  # what the source says to do instead
+    examples: list[ClauseObject] = field(default_factory=list)  # "e.g. `X`": instances, never the trigger
+    asides: list[ClauseObject] = field(default_factory=list)  # objects of parentheses and subordinate clauses
     qualifiers: list[str] = field(default_factory=list)  # "in screens": narrows the rule, no file scope found
     purpose: str = ""  # "to model optional collections": narrows what a content rule forbids
-    exceptions: list[dict] = field(default_factory=list)  # unless / except objects
+    exceptions: list[ClauseObject] = field(default_factory=list)  # unless / except objects
     condition: str = ""  # unless/except text that is not concrete ("unless asked")
     sequence: str = ""  # before/after phrase of a sequential precondition
     file_scope: list[str] = field(default_factory=list)  # "only when editing files matching X"
     scope_text: str = ""  # the words of the governed clause, lower-cased
     headed: bool = False  # the sentence opens with a §5a header label (CRITICAL:, DO NOT:, ...)
 
-    def to_json(self) -> dict:
-        data = {
+    def to_json(self) -> ClauseRecord:
+        record: ClauseRecord = {
             "marker": self.marker.text,
             "marker_class": self.marker.marker_class,
             "caps": self.marker.caps,
@@ -92,7 +93,7 @@ class Clause:
             "file_scope": self.file_scope,
             "headed": self.headed,
         }
-        return {k: v for k, v in data.items() if v not in ("", [], None, False) or k in ("marker", "marker_class")}
+        return without_empty(record, keep=("marker", "marker_class"))
 
 
 @lru_cache(maxsize=1)
@@ -136,7 +137,7 @@ def split_sentences(text: str, keep=None) -> list[Sentence]:
     multi-sentence block before their tokens are built (the caller only reads
     sentences with a marker, and has checked the block as a whole).
     """
-    spans = [(m.lastgroup, *m.span()) for m in _scanner().finditer(text)]
+    spans = [(m.lastgroup or "", *m.span()) for m in _scanner().finditer(text)]  # (every terminal is a named group)
     runs: list[list[tuple[str, int, int]]] = []
     begin = 0
     for i, span in enumerate(spans):
@@ -240,7 +241,7 @@ def strongest(markers: list[Marker], ladder: Ladder | None = None, sentence: Sen
 MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
 
 
-def _object(token: InlineToken) -> dict | None:
+def _object(token: InlineToken) -> ClauseObject | None:
     if token.type == "WORD" and MCP_TOOL.match(token):
         return {"kind": "code", "text": str(token)}
     if token.type == "CODE":
@@ -250,9 +251,9 @@ def _object(token: InlineToken) -> dict | None:
     return None
 
 
-def _objects(tokens, lexicon) -> list[dict]:
+def _objects(tokens, lexicon) -> list[ClauseObject]:
     """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs."""
-    found = []
+    found: list[ClauseObject] = []
     for obj in filter(None, map(_object, tokens)):
         parts = obj["text"].split("/")
         if obj["kind"] == "path" and len(parts) > 1 and all(p in lexicon.programs for p in parts):
@@ -279,7 +280,7 @@ _STRICT_RUN = frozenset({"run", "execute", "invoke", "launch", "call"})
 _FILENAME = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?:md|mdx|json|lock|ya?ml|toml|ini|cfg|txt|rst|py|ts|tsx|js|jsx|go|rs|sql|sh|env)$")
 
 
-def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edit_verbs: frozenset[str]) -> list[dict]:
+def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edit_verbs: frozenset[str]) -> list[ClauseObject]:
     """Objects written without backticks.
 
     "run pytest, python, or airflow commands" and "never run pytest" give
@@ -312,7 +313,7 @@ _SCOPE_VERBS = frozenset({"editing", "modifying", "changing", "writing", "touchi
 _SCOPE_PREPS = frozenset({"matching", "in", "under", "named", "like", "on"})
 
 
-def _only_when_editing(tokens: tuple[InlineToken, ...]) -> list[dict]:
+def _only_when_editing(tokens: tuple[InlineToken, ...]) -> list[ClauseObject]:
     """The globs of "only when editing files matching X" (§6.5 file_scope)."""
     if not any(t.norm == "only" for t in tokens):
         return []

@@ -245,21 +245,22 @@ def _compile(args, fetcher=None) -> int:
     if project.fallback:
         stderr(_fallback_folder(project))
     overrides = overrides_file.load(project.overrides)  # before anything is read or fetched (§9)
+    home = project.home  # $HOME; only discovery reads files under it
     if args.targets:
         targets = expand(args.targets, project.root, fetcher, overrides.removed_groups)
     else:
-        targets = discover(project.root, project.home)
+        targets = discover(project.root, home)
     for problem in targets.errors:
         stderr(f"error: {problem}")
     if targets.errors and not (targets.paths or targets.remotes):
         return 2
     review = args.review or bool(targets.remotes)
     if args.format == "text":
-        names = [p.relative_to(project.root).as_posix() for p in targets.paths] + [f"~/{p.relative_to(project.home).as_posix()}" for p in targets.home]
+        names = [p.relative_to(project.root).as_posix() for p in targets.paths] + [f"~/{p.relative_to(home).as_posix()}" for p in targets.home if home]
         names += [f"{r.label} (fetched sha256:{r.sha256[:12]}…)" for r in targets.remotes]
         print("Distilling: " + (", ".join(names) or "(no rule files found)"))
     previous, trusted = _previous(project)
-    sources, errors, dropped = load_sources(targets, project.root, project.home)
+    sources, errors, dropped = load_sources(targets, project.root, home)
     kept: list[str] = []
     if previous is not None:  # a subset run keeps the other sources; discovery keeps accepted remote ones
         sources = merge_previous(previous, sources, project.root, remote_only=not args.targets)

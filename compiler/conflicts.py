@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 
-from .ir import STRICTNESS, Imperative, PolicyIR
+from .ir import STRICTNESS, Conflict, Imperative, PolicyIR
 
 _SEVERITY_RANK = ("low", "medium", "high", "critical")
 
@@ -37,14 +37,14 @@ def _reach(imp: Imperative) -> str:
 
 
 def _key(imp: Imperative) -> tuple:
-    trigger = imp.trigger
+    trigger = imp.rule_trigger
     patterns = tuple(sorted((p["field"], p["regex"], p.get("flags", "i"), bool(p.get("negate"))) for p in trigger["patterns"]))
     return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, _reach(imp))
 
 
 def command_prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
     """The command token prefixes a rule matches exactly; None when it is not that simple."""
-    trigger = imp.trigger
+    trigger = imp.rule_trigger
     if trigger["kind"] == "command" and not any(p.get("negate") for p in trigger["patterns"]):
         values = trigger.get("values", [])
         if values and not any(c in v for v in values for c in "<>$…") and "..." not in " ".join(values):
@@ -68,10 +68,10 @@ def _broader(a: Imperative, b: Imperative, mine: list[tuple[str, ...]] | None, t
 
     Only called for rules of one bucket: the same tools, scope, roles and sequence.
     """
-    if a.trigger["kind"] != "command" or mine is None or theirs is None:
+    if a.rule_trigger["kind"] != "command" or mine is None or theirs is None:
         return False
     covered = prefixes_cover(mine, theirs)
-    if b.trigger["kind"] != "command":  # a prose trigger `within` a command matches less than it
+    if b.rule_trigger["kind"] != "command":  # a prose trigger `within` a command matches less than it
         return covered
     return covered and not prefixes_cover(theirs, mine)
 
@@ -97,7 +97,7 @@ def resolve(ir: PolicyIR) -> None:
             _merge(ir, winner, losers, "same trigger")
     buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and reach can cover each other
     for imp in winners:
-        buckets.setdefault((tuple(sorted(imp.trigger["tool_match"])), _reach(imp)), []).append(imp)
+        buckets.setdefault((tuple(sorted(imp.rule_trigger["tool_match"])), _reach(imp)), []).append(imp)
     for bucket in buckets.values():
         _suppress_covered(ir, bucket, precedence, covered)
 
@@ -115,14 +115,14 @@ def _suppress_covered(ir: PolicyIR, bucket: list[Imperative], precedence: dict, 
         for head in sorted({p[0] for p in found or [] if p}):
             by_head.setdefault(head, []).append(position)
     settled = {c["id"]: c["action"] for c in ir.conflicts}
-    for i, broad in enumerate(bucket):
-        if broad.trigger["kind"] != "command" or broad.id in covered or not prefixes[i]:
+    for i, (broad, mine) in enumerate(zip(bucket, prefixes)):
+        if broad.rule_trigger["kind"] != "command" or broad.id in covered or not mine:
             continue
         strictness = STRICTNESS.get(settled.get(broad.id, broad.action), 0)
-        candidates = sorted({j for p in prefixes[i] if p for j in by_head.get(p[0], []) if j > i})
+        candidates = sorted({j for p in mine if p for j in by_head.get(p[0], []) if j > i})
         # a broader rule speaks for a narrower one only when it is at least as strict: suppressing a
         # stricter one would either weaken it or, by raising the broad rule, block everything it covers
-        narrower = [bucket[j] for j in candidates if bucket[j].id not in covered and _broader(broad, bucket[j], prefixes[i], prefixes[j])
+        narrower = [bucket[j] for j in candidates if bucket[j].id not in covered and _broader(broad, bucket[j], mine, prefixes[j])
                     and precedence.get(broad.file, 99) < precedence.get(bucket[j].file, 99)
                     and strictness >= STRICTNESS.get(settled.get(bucket[j].id, bucket[j].action), 0)]
         if narrower:
@@ -135,13 +135,13 @@ def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str)
     members = [winner, *losers]
     action = max([i.action for i in members] + ([earlier["action"]] if earlier else []), key=lambda a: STRICTNESS.get(a, 0))
     severity = max([i.severity for i in members] + ([earlier["severity"]] if earlier else []), key=_SEVERITY_RANK.index)
-    entry = earlier or {"id": winner.id, "winning_source": _where(winner), "overridden_sources": [], "overridden_ids": [],
-                        "resolution": ""}
+    entry: Conflict = earlier or {"id": winner.id, "winning_source": _where(winner), "overridden_sources": [], "overridden_ids": [],
+                                  "resolution": ""}
     entry["overridden_sources"] += [_where(i) for i in losers]
     entry["overridden_ids"] += [i.id for i in losers]
     entry["resolution"] = "; ".join(filter(None, [entry["resolution"],
                                                   f"{winner.file} > {', '.join(sorted({i.file for i in losers}))} per precedence stack ({why})"]))
-    entry.update(action=action, severity=severity)
+    entry["action"], entry["severity"] = action, severity
     if earlier is None:
         ir.conflicts.append(entry)
 

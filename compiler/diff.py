@@ -79,13 +79,13 @@ def _routes(imp: Imperative) -> list[str]:
 
 
 def _view(imp: Imperative) -> dict:
-    trigger = imp.trigger or {"tool_match": [], "patterns": []}
+    tool_match, patterns = (imp.trigger["tool_match"], imp.trigger["patterns"]) if imp.trigger else ([], [])
     return {
         "routes": _routes(imp),
         "action": imp.action,
         "severity": imp.severity,
-        "tool_match": sorted(trigger["tool_match"]),
-        "patterns": [{k: p[k] for k in ("field", "regex", "flags", "negate") if k in p} for p in trigger["patterns"]],
+        "tool_match": sorted(tool_match),
+        "patterns": [{k: p[k] for k in ("field", "regex", "flags", "negate") if k in p} for p in patterns],
         "scope": imp.scope,
         "quote": imp.quote,
         "file": imp.file,
@@ -95,7 +95,7 @@ def _view(imp: Imperative) -> dict:
 
 def _similarity(a: Imperative, b: Imperative) -> float:
     score = difflib.SequenceMatcher(None, a.quote, b.quote).ratio()
-    if (a.trigger or {}).get("kind") == (b.trigger or {}).get("kind"):
+    if (a.trigger and a.trigger["kind"]) == (b.trigger and b.trigger["kind"]):  # (None: no trigger)
         score += 0.1
     if a.file == b.file:
         score += 0.1
@@ -118,10 +118,10 @@ def _covers(new: Imperative, old: Imperative) -> bool:
     if new.trigger["kind"] == "command":
         mine, theirs = command_prefixes(new), command_prefixes(old)
         return mine is not None and theirs is not None and prefixes_cover(mine, theirs)
-    mine, theirs = _paths(new), _paths(old)
-    if not mine or not theirs:
+    new_paths, old_paths = _paths(new), _paths(old)
+    if not new_paths or not old_paths:
         return False
-    return all(any(t.startswith(m) and m.endswith("/") for m in mine) or t in mine for t in theirs)
+    return all(any(t.startswith(m) and m.endswith("/") for m in new_paths) or t in new_paths for t in old_paths)
 
 
 def _weakens(old: Imperative, new: Imperative, fields: dict) -> list[str]:
@@ -180,8 +180,8 @@ def diff(old: PolicyIR, new: PolicyIR) -> dict:
         if set(fields) <= {"lines"} and o.id == n.id:
             result["moved"].append({"id": n.id, "file": n.file, "old_lines": o.lines, "new_lines": n.lines})
             continue
-        entry = {"id": n.id, "old_id": o.id, "file": n.file, "lines": n.lines, "old_file": o.file, "old_lines": o.lines,
-                 "fields": fields}
+        entry: dict[str, object] = {"id": n.id, "old_id": o.id, "file": n.file, "lines": n.lines, "old_file": o.file,
+                                    "old_lines": o.lines, "fields": fields}
         reasons = _weakens(o, n, fields)
         entry.update(weakens=bool(reasons), why=reasons)
         result["changed"].append(entry)

@@ -20,7 +20,7 @@ import yaml
 from ..grammar import read as read_grammar
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
-from .ir import Imperative, Prose, Skipped
+from .ir import ClauseObject, Imperative, Prose, Skipped
 from .ladder import load_ladder
 from .regexes import glob_to_regex
 from .report import RUN_ON
@@ -271,7 +271,7 @@ class Extractor:
         return clause, None
 
     def _imperative_from(self, unit: Unit, sentence: Sentence | None, start: int, end: int,
-                         markers: list[Marker], governing: Marker, objects: list[dict] | None,
+                         markers: list[Marker], governing: Marker, objects: list[ClauseObject] | None,
                          headings=()) -> None:
         source = self.source
         quote, lines = _quote(unit.block, unit.text, start, end)

@@ -39,7 +39,7 @@ class Finding:
     rule: str  # a key of CLASSES
     message: str
     file: str = ""
-    lines: tuple[int, int] = (0, 0)
+    lines: tuple[int, ...] = (0, 0)  # first and last
     subject: str = ""  # what the finding is about (rule id, or file and quote): the fingerprint's input
 
     @property

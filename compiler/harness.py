@@ -42,6 +42,12 @@ def _compiled(regex: str, flags: str) -> re.Pattern:
     return re.compile(regex, value)
 
 
+def shell_command(tool_input: dict) -> str:
+    """The call's shell command, "" when it has none."""
+    command = tool_input.get("command")
+    return command if isinstance(command, str) else ""
+
+
 @lru_cache(maxsize=8192)
 def command_tokens(command: str) -> frozenset[str]:
     """The keyword tokens of a command (§3.5): split, lower-cased, plus /-segments. Cached:
@@ -72,7 +78,8 @@ _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
 
 def split_compound(command: str) -> list[str]:
     """Top-level subcommands split on && || ; | & and newlines; quotes and $( ) stay whole (§3.8)."""
-    parts, current = [], []
+    parts: list[str] = []
+    current: list[str] = []
     for piece in _SHELL_PIECES.findall(command):
         if piece in _SEPARATORS:
             parts.append("".join(current))
@@ -202,7 +209,7 @@ def _field(match_input: dict, path: str):
     """getField (§3.4): a dotted path walks plain objects; anything else is missing."""
     if "." not in path:
         return match_input.get(path)
-    value = match_input
+    value: object = match_input
     for part in path.split("."):
         value = value.get(part) if isinstance(value, dict) else None
     return value
@@ -348,7 +355,8 @@ class Evaluator:
         warnings, defects = list(decision.warnings), list(decision.defects)
         for edit in edits:
             found = self._evaluate({**event, "tool_input": edit})
-            unseen = [r for r in ([found.rule_id] if found.decision != "allow" else found.warnings) if r not in warnings]
+            fired = found.warnings if found.rule_id is None else [found.rule_id]  # (only a block or an ask names a rule)
+            unseen = [r for r in fired if r not in warnings]
             defects += [f"{r}: {_MULTIEDIT_DEFECT}" for r in unseen]
             if found.decision != "allow":
                 return Decision(found.decision, found.rule_id, found.reason, warnings, defects)
@@ -358,7 +366,7 @@ class Evaluator:
     def _evaluate(self, event: dict) -> Decision:
         tool = event.get("tool_name") or ""
         tool_input = event.get("tool_input") or {}
-        command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
+        command = shell_command(tool_input)
         tokens = command_tokens(command) if command else None
         index = self._index.get(tool.lower(), self._other)
         match_input = {**tool_input, "tool_name": tool, "agent_source": event.get("agent_source")} if index.synthetic else tool_input
@@ -453,7 +461,7 @@ def rule_fires(rule: dict, tool_name: str, tool_input: dict) -> bool:
     prepared = Rule.of(rule)
     if not prepared.fires_on_tool(tool_name):
         return False
-    command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
+    command = shell_command(tool_input)
     if command and prepared.keywords and not prepared.keywords & command_tokens(command):
         return False
     return any(prepared.matches(command, {**one, "tool_name": tool_name}) for one in [tool_input, *_edits(tool_name, tool_input)])

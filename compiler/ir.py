@@ -8,11 +8,94 @@ source order, and no timestamp except `distilled_at`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Literal, NotRequired, TypedDict, TypeVar, cast
 
 IR_VERSION = "1.3"  # 1.2 added Imperative.pass2_cause; 1.3 Imperative.admission
 # How much each action stops the agent: picks conflict winners and spots weakening.
 STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
+
+Action = Literal["block", "ask", "warn"]  # what an imperative's rule does (soft_block, rewrite: overrides only)
+Severity = Literal["low", "medium", "high", "critical"]
+
+
+class Pattern(TypedDict):
+    """One regex of a trigger on one field of the tool call; `negate`d patterns are exceptions."""
+
+    field: str
+    regex: str
+    flags: NotRequired[str]  # JavaScript flags ("" or "i"); absent means "i"
+    negate: NotRequired[bool]
+
+
+class TriggerRecord(TypedDict):
+    """Imperative.trigger: the observable trigger of a Pass 1 rule (triggers.Trigger.to_json, empty fields left out)."""
+
+    kind: str  # command | required-form | path | content | mcp | omp-condition | prose:<lexicon id>
+    tool_match: list[str]
+    patterns: list[Pattern]
+    values: NotRequired[list[str]]  # the commands, globs or identifiers it was built from
+    keywords: NotRequired[list[str]]
+    summary: NotRequired[str]
+    suggestion: NotRequired[str]
+    interpreted: NotRequired[bool]
+    file_scope: NotRequired[str]
+
+
+class ClauseObject(TypedDict):
+    kind: Literal["code", "path", "word"]
+    text: str
+
+
+class ClauseRecord(TypedDict):
+    """Imperative.clause: what the compiler read from the sentence (clauses.Clause.to_json, empty fields left out)."""
+
+    marker: str
+    marker_class: str
+    caps: NotRequired[bool]
+    inherited: NotRequired[bool]  # the marker is a heading's or lead line's
+    verb: NotRequired[str]
+    objects: NotRequired[list[ClauseObject]]
+    instead_of: NotRequired[list[ClauseObject]]
+    alternatives: NotRequired[list[ClauseObject]]
+    examples: NotRequired[list[ClauseObject]]
+    asides: NotRequired[list[ClauseObject]]
+    qualifiers: NotRequired[list[str]]
+    purpose: NotRequired[str]
+    exceptions: NotRequired[list[ClauseObject]]
+    condition: NotRequired[str]
+    sequence: NotRequired[str]
+    file_scope: NotRequired[list[str]]
+    headed: NotRequired[bool]
+
+
+class SequenceRecord(TypedDict):
+    """Imperative.sequence, "always X before Y": the closing event, its regex and the commands that must come first."""
+
+    event: str
+    regex: str
+    requires: list[str]
+
+
+class Conflict(TypedDict):
+    """PolicyIR.conflicts: a rule that speaks for the rules it overrides (conflicts.resolve)."""
+
+    id: str
+    winning_source: str  # file:line
+    overridden_sources: list[str]
+    overridden_ids: list[str]
+    resolution: str
+    action: NotRequired[Action]  # the strictest of all; absent from IRs written before conflicts settled one
+    severity: NotRequired[Severity]
+
+
+_Record = TypeVar("_Record", bound=Mapping[str, object])
+
+
+def without_empty(record: _Record, keep: tuple[str, ...]) -> _Record:
+    """`record` less its empty fields ("", [], None, False) other than `keep`: the IR leaves those out."""
+    return cast(_Record, {k: v for k, v in record.items() if v not in ("", [], None, False) or k in keep})
 
 
 def lines_label(lines: list[int]) -> str:
@@ -60,20 +143,27 @@ class Imperative:
     marker: str
     marker_class: str
     polarity: str
-    clause: dict
-    trigger: dict | None
+    clause: ClauseRecord
+    trigger: TriggerRecord | None
     scope: dict  # active_when
     routes: list[str]  # "pass1" | "pass2" | "pass3", in order
-    action: str  # block | ask | warn (Pass 1); block | warn for Pass 2 only
-    severity: str
+    action: Action  # block | ask | warn (Pass 1); block | warn for Pass 2 only
+    severity: Severity
     confidence: float
     reasons: list[str]
     suggestion: str = ""
     context: dict = field(default_factory=dict)  # heading and lead line the rule inherits from
     applies_to_roles: list[str] = field(default_factory=list)
-    sequence: dict | None = None  # "always X before Y": {"event", "regex", "requires"}
+    sequence: SequenceRecord | None = None
     pass2_cause: str = ""  # why the rule is not a deterministic one, in words for the policy gate
     admission: Admission | None = None  # which gate admitted or demoted it, and why (IR 1.3; None in older IRs)
+
+    @property
+    def rule_trigger(self) -> TriggerRecord:
+        """The trigger of a rule that has one: every Pass 1 rule, and every candidate admission weighs."""
+        if self.trigger is None:
+            raise ValueError(f"{self.id or self.quote!r} has no trigger")
+        return self.trigger
 
 
 @dataclass(slots=True)
@@ -107,7 +197,7 @@ class PolicyIR:
     imperatives: list[Imperative] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     prose: list[Prose] = field(default_factory=list)
-    conflicts: list[dict] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
     removed: list[dict] = field(default_factory=list)  # {"id", "reason"}: rules whose quote left their file
     dropped: list[dict] = field(default_factory=list)  # {"file", "reason"}: sources §2d skips silently
     overrides: dict = field(default_factory=dict)  # the overrides file applied to this run (§9)

@@ -49,7 +49,8 @@ class Ladder:
         """Sorted 1-based numbers of the lines where a marker phrase may start."""
         lower = text.lower()
         starts = [m.start() for m in self.candidates.finditer(lower)]
-        lines, line, pos = [], 1, 0
+        lines: list[int] = []
+        line, pos = 1, 0
         for start in starts:
             line += lower.count("\n", pos, start)
             pos = start

@@ -108,8 +108,8 @@ def list_group(state: State, group_id: str) -> dict:
             "severity": rule["severity"] if rule else imp.severity,
             "source": f"{imp.file}:{lines_label(imp.lines)}",
             "quote": imp.quote,
-            "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.trigger['tool_match'])}], "
-                       f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.trigger['patterns'])}]",
+            "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.rule_trigger['tool_match'])}], "
+                       f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.rule_trigger['patterns'])}]",
             "lexical": f"{imp.marker} → {imp.marker_class}",
             "inactive": state.reason(imp),
             "shadowed_by": state.shadowed.get(imp.id, ""),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal, split_compound
+from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal, shell_command, split_compound
 
 _HEADER_MARK = "policyc ordinary sample"
 _ACTING = frozenset({"block", "soft_block", "ask", "warn", "rewrite"})
@@ -156,7 +156,7 @@ class _Event:
 
 def _prepare(index: int, event: dict) -> _Event:
     tool_input = event["tool_input"]
-    command = tool_input.get("command") if isinstance(tool_input.get("command"), str) else ""
+    command = shell_command(tool_input)
     subcommands: tuple[str, ...] = ()
     if command and event["tool_name"].lower() in _BASH_TOOLS and _SEPARATOR.search(command):
         parts = split_compound(command)
@@ -267,8 +267,8 @@ def _literals(regex: str, depth: int = 0) -> frozenset[str] | None:
         return None
     parts = _split_alternatives(regex)
     if len(parts) > 1:
-        found = [_literals(part, depth + 1) for part in parts]
-        return None if not all(found) else frozenset().union(*found)
+        alternatives = [literals for part in parts if (literals := _literals(part, depth + 1))]
+        return frozenset().union(*alternatives) if len(alternatives) == len(parts) else None  # (each needs literals)
     for group in _mandatory_groups(regex):
         found = _literals(group, depth + 1)
         if found:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -124,7 +125,7 @@ class LockError(Exception):
 
 def _try_lock(fd: int) -> None:
     """Take an exclusive lock on an open file without waiting; OSError when another process holds it."""
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt  # imported here: the package must import on every platform
 
         msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+from collections.abc import Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -14,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import __version__, grammar, schemas
-from .ir import IR_VERSION, PolicyIR, SourceIR
+from .ir import IR_VERSION, Imperative, PolicyIR, Prose, Skipped, SourceIR
 from .overrides import Overrides
 from .project import UsageError
 from .sources import REMOTE_GROUPS, Source, SourceError, load_conventions, read_source, skip_reason, source_from_bytes, submodules
@@ -74,7 +75,7 @@ def distilled_at() -> str:
 def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tuple[list[Source], list[dict], list[dict]]:
     """Read every target: (sources, errors, dropped). Errors are one line each; drops are §2d's."""
     sources, errors, dropped = [], [], []
-    jobs = [(p, root, "local") for p in targets.paths] + [(p, home, "home") for p in targets.home]
+    jobs = [(p, root, "local") for p in targets.paths] + [(p, home, "home") for p in targets.home if home]
     for path, base, origin in jobs:
         try:
             sources.append(read_source(path, base, origin))
@@ -198,7 +199,8 @@ def _reusable(previous: PolicyIR | None) -> dict:
         return {}
     found: dict = {(s.file, s.sha256): ([], [], []) for s in previous.sources}
     by_file = {s.file: (s.file, s.sha256) for s in previous.sources}
-    for index, items in enumerate((previous.imperatives, previous.skipped, previous.prose)):
+    kinds: tuple[Sequence[Imperative | Skipped | Prose], ...] = (previous.imperatives, previous.skipped, previous.prose)
+    for index, items in enumerate(kinds):
         for item in items:
             if item.file not in by_file:  # an item with no source is not from a run of policyc: reuse nothing
                 return {}

@@ -248,7 +248,8 @@ def _repeats(items) -> bool:
 
 def _sequence_problem(items, state) -> str:
     """Nested loops anywhere below `items`, or a chain of adjacent overlapping quantifiers in it."""
-    chain, region, gaps = 0, None, []
+    chain, region = 0, None
+    gaps: list[frozenset[str]] = []
     for op, av in _flatten(items):
         if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
             if problem := (_loop_problem(av[2], state) if _unbounded(op, av) else "") or _sequence_problem(av[2], state):

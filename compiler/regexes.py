@@ -11,6 +11,8 @@ import re
 
 import bracex
 
+from .ir import Pattern
+
 _JS_SPECIAL = frozenset("\\^$.|?*+()[]{}")
 # The harness loader drops a rule when any of these match its pattern text
 # (interlinked-harness.md §4.3, `looksLikeReDoS`).
@@ -248,8 +250,10 @@ def _glob_body(glob: str) -> str:
             i += 2
         elif glob[i] == "*":
             literal = _GLOB_LITERAL.match(glob, i + 1)
-            single = literal and len(literal.group()) == 1 and glob.startswith("*", literal.end())
-            out.append(f"[^/{re.escape(literal.group())}]*" if single else "[^/]*")
+            if literal and len(literal.group()) == 1 and glob.startswith("*", literal.end()):
+                out.append(f"[^/{re.escape(literal.group())}]*")
+            else:
+                out.append("[^/]*")
             i += 1
         elif glob[i] == "?":
             out.append("[^/]")
@@ -280,7 +284,7 @@ _MCP_FULL = re.compile(r"^mcp__[\w-]+__[\w-]+$")
 _MCP_SERVER = re.compile(r"^mcp__([\w-]+)$")
 
 
-def mcp_tools(names: list[str]) -> tuple[list[str], list[dict]]:
+def mcp_tools(names: list[str]) -> tuple[list[str], list[Pattern]]:
     """MCP tool names -> (tool_match, patterns) that fire on the names Claude Code uses,
     `mcp__<server>__<tool>` (interlinked-harness.md §6 item 8).
 
@@ -302,7 +306,7 @@ def mcp_tools(names: list[str]) -> tuple[list[str], list[dict]]:
     if not regexes:
         return list(dict.fromkeys(exact)), []
     alternatives = list(dict.fromkeys([js_escape(n) for n in exact] + regexes))
-    return ["*"], [{"field": "tool_name", "regex": "^" + any_of(alternatives) + "$", "flags": ""}]
+    return ["*"], [Pattern(field="tool_name", regex="^" + any_of(alternatives) + "$", flags="")]
 
 
 def redos_reasons(regex: str) -> list[str]:

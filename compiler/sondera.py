@@ -71,7 +71,10 @@ def _fold(text: str) -> str:
 def shell_parse(command: str) -> dict:
     """Sondera v2's `context.parse` record for a command (ShellParseContext in base.cedarschema)."""
     tokens, ok = _tokens(command)
-    programs, flags, args, components = set(), set(), set(), set()
+    programs: set[str] = set()
+    flags: set[str] = set()
+    args: set[str] = set()
+    components: set[str] = set()
     has_dynamic = has_redirection = False
     program, at_command, wrapped, options_done = "", True, False, False
     nesting: list[tuple[str, bool, str]] = []  # (outer program, outer at_command, opener) per open bracket
@@ -182,7 +185,7 @@ def request(event: dict, target: str = "sondera-v1") -> dict | None:
 
     if action == "ShellCommand":
         command = str(tool_input.get("command") or "")
-        extra = {"file_signature": signature, "parse": shell_parse(command)} if v2 else {}
+        extra: dict[str, object] = {"file_signature": signature, "parse": shell_parse(command)} if v2 else {}
         return built(action, trajectory, {"command": command, "working_dir": cwd, **extra})
     if action.startswith("File"):
         path = str(tool_input.get("file_path") or tool_input.get("path") or tool_input.get("notebook_path") or cwd)

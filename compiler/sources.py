@@ -20,7 +20,7 @@ MAX_FRONTMATTER_VALUES = 10_000  # values after YAML aliases are expanded: a bil
 _JSON_INT = 2**53  # the largest integer every JSON reader keeps exactly
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's safe loader when PyYAML has it
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml's safe loader when PyYAML has it
     """The safe loader, with dates kept as the text they were written as (JSON has no date type)."""
 
 
@@ -261,8 +261,9 @@ def _parse_yaml_block(source: Source, first: int, last: int) -> dict:
         if isinstance(data, dict):
             return _json_fields(source, data, first + 1)
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        line = first + 1 + (exc.problem_mark.line if getattr(exc, "problem_mark", None) else 0)
-        source.warnings.append(f"{source.file}:{line}: frontmatter is not valid YAML; read field by field")
+        mark = getattr(exc, "problem_mark", None)  # a YAMLError's, when it has one
+        at = first + 1 + (mark.line if mark else 0)
+        source.warnings.append(f"{source.file}:{at}: frontmatter is not valid YAML; read field by field")
     # field-by-field recovery (dsh-rules): each top-level `key: value` on its own
     data = {}
     for number, line in enumerate(source.lines[first : last + 1], first + 1):

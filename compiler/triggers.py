@@ -10,15 +10,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
 import yaml
 
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
+from .ir import ClauseObject, Pattern, SequenceRecord, TriggerRecord, without_empty
 from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
+ObjectKind = Literal["command", "path", "content", "mcp"]  # the trigger a clause object gives
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,7 @@ def load_lexicon() -> Lexicon:
 class Trigger:
     kind: str  # command | required-form | path | content | mcp | omp-condition | prose:<lexicon id>
     tool_match: list[str]
-    patterns: list[dict]
+    patterns: list[Pattern]
     keywords: list[str] = field(default_factory=list)
     summary: str = ""  # words for the rule id
     suggestion: str = ""
@@ -124,8 +127,8 @@ class Trigger:
     file_scope: str = ""
     values: list[str] = field(default_factory=list)  # the commands, globs or identifiers it was built from
 
-    def to_json(self) -> dict:
-        data = {
+    def to_json(self) -> TriggerRecord:
+        record: TriggerRecord = {
             "kind": self.kind,
             "tool_match": self.tool_match,
             "patterns": self.patterns,
@@ -136,10 +139,10 @@ class Trigger:
             "interpreted": self.interpreted,
             "file_scope": self.file_scope,
         }
-        return {k: v for k, v in data.items() if v not in ("", [], False) or k in ("kind", "tool_match", "patterns")}
+        return without_empty(record, keep=("kind", "tool_match", "patterns"))
 
 
-def _object_kind(obj: dict, verb: str, lex: Lexicon) -> str:
+def _object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     text = obj["text"]
     first = text.removeprefix("$ ").split()[0] if text.split() else ""
     if obj["kind"] == "word":
@@ -237,7 +240,7 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
             regex = missing_flags_regex(obj["text"])
             if regex:
                 program = obj["text"].split()[0].rsplit("/", 1)[-1]
-                pattern = {"field": "command", "regex": regex, "flags": ""}
+                pattern = Pattern(field="command", regex=regex, flags="")
                 return Trigger("required-form", list(lex.tools["shell"]), [pattern], keywords=_keywords([program], lex.versioned),
                                summary=f"{program} without required flags", suggestion=f"Run `{obj['text']}`.", interpreted=True)
     return None
@@ -247,38 +250,38 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     """"Always use pnpm", "prefer uv": the other members of the tool's family are the inverse
     trigger; only those the clause names when it names some ("use pnpm, not npm")."""
     m = _USE_X.search(clause.scope_text)
-    family = next((f for f in lex.families if m and m.group(1) in f), None)
-    if family is None:
+    family = next((f for f in lex.families if m.group(1) in f), None) if m else None
+    if m is None or family is None:
         return None
     chosen = m.group(1)
     named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))
     others = [tool for tool in family if tool != chosen and tool in named] or [tool for tool in family if tool != chosen]
-    pattern = {"field": "command", "regex": command_regex(others, lex.versioned), "flags": ""}
+    pattern = Pattern(field="command", regex=command_regex(others, lex.versioned), flags="")
     return Trigger("command", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
                    summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True, values=others)
 
 
-def _exception_patterns(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> list[dict]:
+def _exception_patterns(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> list[Pattern]:
     """Negated patterns for "unless/except X": concrete X of the same kind, or a prose scope."""
-    patterns = []
+    patterns: list[Pattern] = []
     if kind == "command":
         same = [o["text"] for o in clause.exceptions if o["kind"] == "code" and o["text"] not in texts]
         # the recommended form stays allowed when it runs the forbidden program behind a wrapper (`uv run pytest`)
         forbidden = re.compile(command_regex(texts, lex.versioned))
         same += [t for t in _recommended(clause) if forbidden.search(t) and t not in same + texts]
         if same:
-            patterns.append({"field": "command", "regex": command_regex(same, lex.versioned), "flags": "", "negate": True})
+            patterns.append(Pattern(field="command", regex=command_regex(same, lex.versioned), flags="", negate=True))
         # "Never use `pip` directly - always use `pipenv`": a command that names the recommended
         # program (`pip install pipenv`, `pipenv run pip …`) is the way the sentence asks for
         banned = {t.split()[0] for t in texts if t.split()}
         named = sorted({o["text"].split()[0] for o in clause.alternatives if o["text"].split()} & lex.programs - banned)
         if named:
             regex = r"(?:^|[\s/])" + any_of([js_escape(n) for n in named]) + r"(?![\w-])"
-            patterns.append({"field": "command", "regex": regex, "flags": "", "negate": True})
+            patterns.append(Pattern(field="command", regex=regex, flags="", negate=True))
     elif kind in ("path", "content") and clause.condition:
         for scope in lex.exception_scopes:
             if scope["when_re"].search(clause.condition):
-                patterns.extend({"field": f, "regex": scope["regex"], "flags": "", "negate": True} for f in lex.tools["path_fields"])
+                patterns.extend(Pattern(field=f, regex=scope["regex"], flags="", negate=True) for f in lex.tools["path_fields"])
                 break
     return patterns
 
@@ -291,32 +294,33 @@ def _language_scope(texts: list[str], lex: Lexicon) -> str:
     return ""
 
 
-def _build(kind: str, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger | None:
+def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> Trigger | None:
     tools = lex.tools
-    interpreted = any(o["kind"] == "word" for o in clause.objects) or kind == "content"
     if kind == "mcp":
         tool_match, patterns = mcp_tools(texts)
         return Trigger("mcp", tool_match, patterns, summary=_slug_words(texts), values=texts)
-    exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "command":
-        pattern = {"field": "command", "regex": command_regex(texts, lex.versioned), "flags": ""}
-        return Trigger("command", list(tools["shell"]), [pattern, *exceptions], keywords=_keywords(texts, lex.versioned),
-                       summary=_slug_words(texts), interpreted=interpreted, values=texts)
+        return _command_trigger(texts, clause, lex)
+    exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "path":
-        regexes = [glob_to_regex(t) for t in texts]
-        regex = any_of(regexes)
-        patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["path_fields"]]
+        regex = any_of([glob_to_regex(t) for t in texts])
+        patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
         return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
-                       interpreted=interpreted, values=texts)
-    if kind == "content":
-        texts = [t for t in texts if t not in lex.not_identifiers]
-        if not texts:
-            return None
-        regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
-        patterns = [{"field": f, "regex": regex, "flags": ""} for f in tools["content_fields"]]
-        return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
-                       interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
-    return None
+                       interpreted=any(o["kind"] == "word" for o in clause.objects), values=texts)
+    texts = [t for t in texts if t not in lex.not_identifiers]  # content
+    if not texts:
+        return None
+    regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
+    patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
+    return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
+                   interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
+
+
+def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:
+    pattern = Pattern(field="command", regex=command_regex(texts, lex.versioned), flags="")
+    return Trigger("command", list(lex.tools["shell"]), [pattern, *_exception_patterns("command", texts, clause, lex)],
+                   keywords=_keywords(texts, lex.versioned), summary=_slug_words(texts),
+                   interpreted=any(o["kind"] == "word" for o in clause.objects), values=texts)
 
 
 def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
@@ -327,7 +331,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
         # "in release mode", "in a single command": what the entry matched, not a narrowing
         clause.qualifiers = [q for q in clause.qualifiers if q not in matched.group(0)]
         if "command" in entry:  # built like a code span, so §10 can compare it
-            trigger = _build("command", [entry["command"]], clause, lex)
+            trigger = _command_trigger([entry["command"]], clause, lex)
             trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)
             return trigger
         _read_entry_qualifiers(clause, entry)
@@ -340,7 +344,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
         if "names" in entry:  # the regex names only what the sentence names
             named = sorted(set(re.findall(entry["names"], clause.scope_text)))
             regex = regex.replace("{NAMES}", "|".join(named))
-        patterns = [{"field": f, "regex": regex, "flags": entry.get("flags", "")} for f in fields]
+        patterns = [Pattern(field=f, regex=regex, flags=entry.get("flags", "")) for f in fields]
         return Trigger(
             kind=f"prose:{entry['id']}",
             tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
@@ -373,7 +377,7 @@ def _read_entry_qualifiers(clause: Clause, entry: dict) -> None:
         clause.qualifiers.append(found.group(0))
 
 
-def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> dict | None:
+def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> SequenceRecord | None:
     """A sequential precondition's closing event and the commands that must come first.
 
     "Always run `npm test` before committing" -> {"event": "git commit",
@@ -415,12 +419,12 @@ def omp_trigger(frontmatter: dict, lex: Lexicon | None = None) -> tuple[Trigger 
         tools += [t for t in names if t not in tools]
         fields += [f for f in names_fields if f not in fields]
         globs += [g.strip() for g in (m.group(2) or "").split(",") if g.strip() and g.strip() not in globs]
-    patterns = []
+    patterns: list[Pattern] = []
     for condition in conditions:
         flags = ""
         if condition.startswith("(?i)"):  # Python/PCRE inline flag -> the JavaScript flag
             condition, flags = condition[4:], "i"
-        patterns += [{"field": f, "regex": condition, "flags": flags} for f in fields]
+        patterns += [Pattern(field=f, regex=condition, flags=flags) for f in fields]
     scope = ""
     if globs:
         regexes = [glob_to_regex(g) for g in globs]

@@ -145,8 +145,11 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
     """The `when` condition of the rule's patterns for one action family."""
     fields = _ACTION_FIELDS.get(action, {"file_path", "notebook_path"})
     trigger = imp.trigger
-    positives, negatives, notes, exact = [], [], [], True
-    seen = set()
+    positives: list[str] = []
+    negatives: list[str] = []
+    notes: list[str] = []
+    exact = True
+    seen: set[str | tuple[str, str, bool]] = set()  # fields and (attribute, regex, negated) already lowered
     if action == "ShellCommand" and target.parse_fields and trigger["kind"] == "command" and trigger.get("values"):
         for value in trigger["values"]:
             term, value_exact = _parse_condition(value)
@@ -235,15 +238,16 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
     if imp.trigger["kind"] == "mcp":
         if not target.tool_calls:
             return Omitted("Sondera v1 has no action for MCP and other tools (v2 has PreToolUse)")
-        condition, exact, notes = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger["tool_match"]), True, ()
+        condition, exact = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger["tool_match"]), True
+        tool_notes: tuple[str, ...] = ()
         if imp.trigger["patterns"]:  # tool_match "*" and a tool_name regex: the server is unknown
             pattern = imp.trigger["patterns"][0]
             try:
-                condition, exact, notes = _like_condition("tool", pattern["regex"], pattern.get("flags", "i"), False)
+                condition, exact, tool_notes = _like_condition("tool", pattern["regex"], pattern.get("flags", "i"), False)
             except Unsupported as exc:
                 return Omitted(f"its tool name pattern has no like form: {exc}")
         return [Policy(imp.id, ["PreToolUse"], " && ".join([*scope_terms, f"({condition})" if " || " in condition else condition]),
-                       not exact, list(notes), escalate, action_on_violation if target.extensions else "", extensions)]
+                       not exact, list(tool_notes), escalate, action_on_violation if target.extensions else "", extensions)]
     actions = _actions(imp.trigger)
     if not actions:
         return Omitted(f"no Sondera action for tools {', '.join(imp.trigger['tool_match'])}")

@@ -200,7 +200,7 @@ def _case_variants(alt: Alternative) -> list[Alternative]:
     """`Co-authored-by` as written and as `co-authored-by`, `CO-AUTHORED-BY`, `Co-Authored-By`,
     each run of literal text on its own (`git commit*Co-Authored-By*`): `like` is
     case-sensitive, and these are the spellings people and tools write."""
-    runs = [[]]
+    runs: list[list[str]] = [[]]
     for piece in alt.pieces:
         if piece is _WILD:
             runs.append([])
