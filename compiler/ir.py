@@ -7,7 +7,6 @@ source order, and no timestamp except `distilled_at`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal, NotRequired, TypedDict, TypeVar, cast
@@ -232,14 +231,17 @@ class PolicyIR:
         }
 
     def to_json(self) -> dict:
+        return self._document(asdict)
+
+    def _document(self, record) -> dict:
         return {
             "ir_version": self.ir_version,
             "distiller": self.distiller,
             "distilled_at": self.distilled_at,
-            "sources": [asdict(s) for s in self.sources],
-            "imperatives": [asdict(i) for i in self.imperatives],
-            "skipped": [asdict(s) for s in self.skipped],
-            "prose": [asdict(p) for p in self.prose],
+            "sources": [record(s) for s in self.sources],
+            "imperatives": [record(i) for i in self.imperatives],
+            "skipped": [record(s) for s in self.skipped],
+            "prose": [record(p) for p in self.prose],
             "conflicts": self.conflicts,
             "removed": self.removed,
             "dropped": self.dropped,
@@ -250,7 +252,9 @@ class PolicyIR:
         }
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+        from .jsontext import dumps
+
+        return dumps(self._document(lambda record: record))  # orjson reads the dataclasses as asdict would
 
     @classmethod
     def from_json(cls, data: dict) -> PolicyIR:

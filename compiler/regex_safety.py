@@ -95,10 +95,18 @@ def _category(cat) -> frozenset[str]:
     return frozenset(c for c in _UNIVERSE if test(c))
 
 
+# char -> the characters of the universe whose lower or upper case it is ("k": "K", "k", "\u212a")
+_CASES: dict[str, frozenset[str]] = {}
+for _c in _UNIVERSE:
+    for _key in {_c, _c.lower(), _c.upper()}:
+        _CASES[_key] = _CASES.get(_key, frozenset()) | {_c}
+
+
 def _fold(chars: frozenset[str], ignore_case: bool) -> frozenset[str]:
+    """Under the i flag: every character of the universe that is, or has a case in, `chars`."""
     if not ignore_case:
         return chars
-    return frozenset(c for c in _UNIVERSE if c in chars or c.lower() in chars or c.upper() in chars)
+    return frozenset().union(*(_CASES.get(c, ()) for c in chars))
 
 
 def _single(op, av, state) -> frozenset[str] | None:

@@ -7,9 +7,8 @@ backends (Cedar and its Interlinked flavour) come from the registry.
 
 from __future__ import annotations
 
-import json
-
 from ..compiler.ir import PolicyIR
+from ..compiler.jsontext import dumps
 from . import guardrules, index, policy_md, prose_md, registry, skipped_report
 from .backend import Backend
 from .plan import Group, plan
@@ -27,6 +26,6 @@ def artifacts(ir: PolicyIR, target: str = "sondera-v2") -> dict[str, str]:
         files.update(lowered_files(backend, ir, target, groups))
     for emitter in (prose_md, skipped_report, index):
         files.update(emitter.emit(ir, target, groups))
-    files["distilled-rules.json"] = json.dumps(guardrules.emit(ir, target, groups), indent=2, ensure_ascii=False) + "\n"
+    files["distilled-rules.json"] = dumps(guardrules.emit(ir, target, groups))
     files["policy.ir.json"] = ir.dumps()
     return files
