@@ -17,8 +17,9 @@ import json
 import re
 import re._constants as C
 import re._parser as sre
-from dataclasses import dataclass, field
 from functools import lru_cache
+
+from . import frozen_re
 
 _KEYWORD_SPLIT = re.compile(r"[\s|&;<>()`='\"]+")
 _WRAPPER = re.compile(r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))")
@@ -30,8 +31,11 @@ _BASH_TOOLS = frozenset({"bash", "shell", "run_command"})
 ROLES = frozenset({"lead", "worker", "subagent", "unknown"})
 
 
-@lru_cache(maxsize=4096)
-def _compiled(regex: str, flags: str) -> re.Pattern:
+_FROZEN: dict[tuple[str, str], tuple] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
+_LITERALS: dict[str, str] = {}  # regex -> required_literal, from `preload`
+
+
+def _flag_bits(flags: str) -> int:
     value = 0
     if "i" in flags:
         value |= re.IGNORECASE
@@ -39,7 +43,36 @@ def _compiled(regex: str, flags: str) -> re.Pattern:
         value |= re.MULTILINE
     if "s" in flags:
         value |= re.DOTALL
-    return re.compile(regex, value)
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _compiled(regex: str, flags: str) -> re.Pattern:
+    frozen = _FROZEN.get((regex, flags))
+    return (frozen is not None and frozen_re.thaw(regex, frozen)) or re.compile(regex, _flag_bits(flags))
+
+
+def _regexes(rule: dict):
+    """(regex, flags) of every regex the evaluator may compile for a rule: its patterns and scopes."""
+    for p in rule.get("patterns", []):
+        yield p["regex"], p.get("flags", "i")
+    scope = rule.get("active_when") or {}
+    if scope.get("file_scope"):
+        yield scope["file_scope"], "i"
+    if scope.get("after_command"):
+        yield scope["after_command"]["pattern"], "i"
+
+
+def prepare(rules: list[dict]) -> dict:
+    """What `preload` takes: each regex of the rules frozen, and each pattern's required literal (the hook caches it)."""
+    frozen = {key: frozen_re.freeze(key[0], _flag_bits(key[1])) for rule in rules for key in _regexes(rule)}
+    return {"frozen": frozen, "literals": {regex: required_literal(regex) for regex, _ in frozen}}
+
+
+def preload(prepared: dict) -> None:
+    """Let the evaluator skip parsing the regexes `prepare` saw (a process that decides one event spends most of its time there)."""
+    _FROZEN.update(prepared["frozen"])
+    _LITERALS.update(prepared["literals"])
 
 
 def shell_command(tool_input: dict) -> str:
@@ -90,30 +123,31 @@ def split_compound(command: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-@dataclass(slots=True, eq=False)
 class Rule:
-    """A GuardRule prepared for evaluation: its patterns compiled once."""
+    """A GuardRule prepared for evaluation: its patterns compiled once.
 
-    raw: dict
-    order: int
-    positives: list = field(default_factory=list)  # (field, pattern, strip_wrappers)
-    negatives: list = field(default_factory=list)
-    keywords: frozenset[str] = frozenset()
-    literals: tuple[str, ...] | None = None  # one lower-case literal each positive pattern needs
-    fields: tuple[str, ...] = ()  # the fields of its positive patterns
-    roles: frozenset[str] = frozenset()  # applies_to_roles
-    skills: frozenset[str] | None = None  # active_when.skill, prepared
-    scope_key: str = ""  # the other active_when axes; rules that share them share the answer
-    axes: dict = field(default_factory=dict)  # {"active_when": those other axes}, what `active` reads for the key
+    (Plain slotted classes here, not dataclasses: importing dataclasses costs the hook about 8 ms.)"""
+
+    __slots__ = ("raw", "order", "positives", "negatives", "keywords", "literals", "fields", "roles", "skills", "scope_key", "axes")
+
+    def __init__(self, raw: dict, order: int = 0):
+        self.raw, self.order = raw, order
+        self.positives: list = []  # (field, pattern, strip_wrappers)
+        self.negatives: list = []
+        self.keywords = frozenset(k.lower() for k in raw.get("keywords") or [])
+        self.literals: tuple[str, ...] | None = None  # one lower-case literal each positive pattern needs
+        self.fields: tuple[str, ...] = ()  # the fields of its positive patterns
+        self.roles = frozenset(raw.get("applies_to_roles") or ())  # applies_to_roles
+        scope = raw.get("active_when") or {}
+        skills = scope.get("skill")
+        self.skills = None if skills is None else frozenset([skills] if isinstance(skills, str) else skills)  # active_when.skill
+        others = {k: v for k, v in scope.items() if k != "skill"}  # the skill is checked rule by rule
+        self.scope_key = json.dumps(others, sort_keys=True) if others else ""  # rules that share these axes share the answer
+        self.axes = {"active_when": others}  # what `active` reads for the key
 
     @classmethod
     def of(cls, raw: dict, order: int = 0) -> Rule:
-        scope = raw.get("active_when") or {}
-        skills = scope.get("skill")
-        others = {k: v for k, v in scope.items() if k != "skill"}  # the skill is checked rule by rule
-        rule = cls(raw, order, keywords=frozenset(k.lower() for k in raw.get("keywords") or []),
-                   skills=None if skills is None else frozenset([skills] if isinstance(skills, str) else skills),
-                   scope_key=json.dumps(others, sort_keys=True) if others else "", axes={"active_when": others})
+        rule = cls(raw, order)
         for p in raw.get("patterns", []):
             entry = (p["field"], _compiled(p["regex"], p.get("flags", "i")), bool(p.get("strip_wrappers")))
             (rule.negatives if p.get("negate") else rule.positives).append(entry)
@@ -121,7 +155,6 @@ class Rule:
         if literals and all(literals):
             rule.literals = tuple(literals)
         rule.fields = tuple(sorted({f for f, _, _ in rule.positives}))
-        rule.roles = frozenset(raw.get("applies_to_roles") or ())
         return rule
 
     @property
@@ -148,9 +181,15 @@ class Rule:
         return not any(_test(entry, command, match_input, memo) for entry in self.negatives)
 
 
-@lru_cache(maxsize=8192)
 def required_literal(regex: str) -> str:
-    """A lower-case string every match of the regex contains ('' when none is certain).
+    """A lower-case string every match of the regex contains ('' when none is certain)."""
+    found = _LITERALS.get(regex)
+    return _required_literal(regex) if found is None else found
+
+
+@lru_cache(maxsize=8192)
+def _required_literal(regex: str) -> str:
+    """(required_literal, read from the parsed regex)
 
     The longest run of literal characters at the top level of the pattern,
     outside alternations, optional parts and look-arounds: a quick
@@ -262,29 +301,40 @@ def active(rule: dict, event: dict) -> bool:
     return "predicate" not in scope and "phase" not in scope  # unknown predicates and phases keep a rule dormant
 
 
-@dataclass(slots=True)
 class Decision:
-    decision: str  # allow | block | ask
-    rule_id: str | None = None
-    reason: str = ""
-    warnings: list[str] = field(default_factory=list)  # rule ids that warned
-    defects: list[str] = field(default_factory=list)  # known harness defects that shaped the decision
+    __slots__ = ("decision", "rule_id", "reason", "warnings", "defects")
+
+    def __init__(self, decision: str, rule_id: str | None = None, reason: str = "", warnings: list[str] | None = None,
+                 defects: list[str] | None = None):
+        self.decision = decision  # allow | block | ask
+        self.rule_id = rule_id
+        self.reason = reason
+        self.warnings = [] if warnings is None else warnings  # rule ids that warned
+        self.defects = [] if defects is None else defects  # known harness defects that shaped the decision
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Decision) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"Decision({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
 
 
-@dataclass(slots=True)
 class _ToolIndex:
     """The rules one tool meets, indexed so most events meet few of them: by
     keyword (the quick reject, §3.5), and in runs of consecutive rules that
     share a scope (an inactive scope skips the whole run)."""
 
-    all: list[Rule] = field(default_factory=list)
-    unkeyed: list[Rule] = field(default_factory=list)
-    by_keyword: dict[str, list[Rule]] = field(default_factory=dict)
-    runs: list[tuple[str, list[Rule]]] = field(default_factory=list)
-    _seen: dict = field(default_factory=dict)  # keyword hits -> candidates
-    _by_path: dict = field(default_factory=dict)  # file path -> candidates, when only file scopes vary
-    _path_only: bool | None = None
-    synthetic: bool = False  # a rule tests tool_name or agent_source, which the harness adds to the input
+    __slots__ = ("all", "unkeyed", "by_keyword", "runs", "_seen", "_by_path", "_path_only", "synthetic")
+
+    def __init__(self):
+        self.all: list[Rule] = []
+        self.unkeyed: list[Rule] = []
+        self.by_keyword: dict[str, list[Rule]] = {}
+        self.runs: list[tuple[str, list[Rule]]] = []
+        self._seen: dict = {}  # keyword hits -> candidates
+        self._by_path: dict = {}  # file path -> candidates, when only file scopes vary
+        self._path_only: bool | None = None
+        self.synthetic = False  # a rule tests tool_name or agent_source, which the harness adds to the input
 
     def add(self, rule: Rule) -> None:
         self.all.append(rule)

@@ -11,29 +11,28 @@ every failure denies with a one-line reason (fails closed), unless
 `--on-error allow`, which allows and says so.
 
 Every tool call pays this start-up, so the module imports only the evaluator
-and the project's file names. The rules (with the overrides applied) come
-from a cache next to them, keyed by both files' identity and change times:
-the first call after a change validates the files (JSON Schema) and writes
-the cache.
+and the project's file names (no pathlib, no dataclasses). The rules (with
+the overrides applied) come from a cache next to them, keyed by both files'
+identity and change times, with their regexes compiled (frozen_re): the
+first call after a change validates the files (JSON Schema) and writes the
+cache.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import marshal
 import os
 import sys
-from pathlib import Path
 
-from .harness import _BASH_TOOLS, Evaluator, active
-from .output import find_root
-from .project import UsageError, open_project
+from . import frozen_re
+from .harness import _BASH_TOOLS, Evaluator, active, preload, prepare
+from .locate import OVERRIDES_NAME, RULES_NAME, find_root, output_folder
 
 RULES_FORMAT = 1  # distilled-rules.json `version` this policyc reads
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 CACHE_NAME = ".policyc-hook.cache"
-_CACHE_FORMAT = b"policyc-hook-2"  # bump when the cached value changes shape
+_CACHE_FORMAT = b"policyc-hook-3"  # bump when the cached value changes shape
 _TRANSCRIPT_TYPES = ("user", "assistant", "system", "summary")  # a session transcript line's `type`
 NO_RULES_NOTE = ("policyc: this project has no compiled rules ({path} is missing), so no project rule was checked; "
                  "`policyc compile` in the project root compiles its AGENTS.md/CLAUDE.md rules.")
@@ -65,13 +64,13 @@ def main(args, stdin=None, stdout=None, environ=None) -> int:
 
 def decide(args, data: bytes, environ) -> dict | None:
     event = parse_event(data)
-    project = _project(args, event, environ)
-    rules = load_rules(project.rules(), project.overrides)
+    out = _output_folder(args, event, environ)
+    rules = load_rules(os.path.join(out, RULES_NAME), os.path.join(out, OVERRIDES_NAME))
     if rules is None:
         if args.require_rules:
-            raise HookError(f"no compiled rules in {project.out} (this hook was installed for the project); "
+            raise HookError(f"no compiled rules in {out} (this hook was installed for the project); "
                             "run `policyc compile` in the project root")
-        return _output(additionalContext=NO_RULES_NOTE.format(path=project.rules()))
+        return _output(additionalContext=NO_RULES_NOTE.format(path=os.path.join(out, RULES_NAME)))
     decision = Evaluator(rules_for_event(rules, event)).evaluate(event)
     if decision.decision in ("block", "ask"):
         verb = "blocked this call" if decision.decision == "block" else "asks before this call"
@@ -127,20 +126,17 @@ def _kind(value) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
 
 
-def _project(args, event: dict, environ):
-    """The project: $CLAUDE_PROJECT_DIR, else the git root above the event's cwd, else --root; its output folder as every verb finds it."""
+def _output_folder(args, event: dict, environ) -> str:
+    """The project ($CLAUDE_PROJECT_DIR, else the git root above the event's cwd, else --root)'s output folder, as every verb finds it."""
     if environ.get("CLAUDE_PROJECT_DIR"):
-        root, origin = Path(environ["CLAUDE_PROJECT_DIR"]), "$CLAUDE_PROJECT_DIR"
+        root, origin = environ["CLAUDE_PROJECT_DIR"], "$CLAUDE_PROJECT_DIR"
     elif isinstance(event.get("cwd"), str) and event["cwd"]:
-        root, origin = find_root(Path(event["cwd"]))[0], "the event's cwd"
+        root, origin = find_root(event["cwd"])[0], "the event's cwd"
     else:
-        root, origin = (Path(args.root), "--root") if args.root else (find_root(Path.cwd())[0], "the working directory")
-    if not root.is_dir():
+        root, origin = (args.root, "--root") if args.root else (find_root(os.getcwd())[0], "the working directory")
+    if not os.path.isdir(root):
         raise HookError(f"the project root {root} (from {origin}) is not a directory")
-    try:
-        return open_project(str(root), args.out, warn=lambda message: None)
-    except UsageError as exc:
-        raise HookError(str(exc)) from None
+    return output_folder(os.path.realpath(root), args.out)[0]
 
 
 def rules_for_event(rules: list[dict], event: dict) -> list[dict]:
@@ -157,34 +153,39 @@ def rules_for_event(rules: list[dict], event: dict) -> list[dict]:
             and (shell or not r.get("active_when") or active(r, event))]
 
 
-def load_rules(rules_path: Path, overrides_path: Path) -> list[dict] | None:
-    """The rules with the overrides applied; None when the project has no compiled rules.
+def load_rules(rules_path, overrides_path) -> list[dict] | None:
+    """The rules with the overrides applied (paths or strings); None when the project has no compiled rules.
 
     HookError when either file cannot be read or used: the overrides may be what
-    disables a rule, so a broken overrides file is never ignored."""
+    disables a rule, so a broken overrides file is never ignored. The cache's
+    compiled regexes are handed to the evaluator (harness.preload)."""
+    rules_path, overrides_path = os.fspath(rules_path), os.fspath(overrides_path)
     try:
         key = _cache_key(rules_path, overrides_path)
     except FileNotFoundError:
         return None
-    cache = rules_path.parent / CACHE_NAME
-    rules = _read_cache(cache, key)
-    if rules is None:
+    cache = os.path.join(os.path.dirname(rules_path), CACHE_NAME)
+    cached = _read_cache(cache, key)
+    if cached is None:
         rules = _validated(rules_path, overrides_path)
+        cached = rules, prepare(rules)
         if _cache_key(rules_path, overrides_path) == key:  # unchanged while it was read
-            _write_cache(cache, key, rules)
-    return rules
+            _write_cache(cache, key, cached)
+    preload(cached[1])
+    return cached[0]
 
 
-def _cache_key(rules_path: Path, overrides_path: Path) -> bytes:
+def _cache_key(rules_path: str, overrides_path: str) -> bytes:
     """Which versions of the two files a cache holds: each file's identity, size and change times.
 
     policyc replaces files by renaming a new one over them (a new inode and
     ctime), and no tool can set a ctime back, so any change to either file
-    changes the key without reading them. FileNotFoundError: no rules."""
-    parts = [_CACHE_FORMAT.decode(), sys.version]
+    changes the key without reading them. The interpreter is part of it, since
+    the compiled regexes are its own. FileNotFoundError: no rules."""
+    parts = [_CACHE_FORMAT.decode(), frozen_re.ENGINE]
     for path in (rules_path, overrides_path):
         try:
-            st = path.stat()
+            st = os.stat(path)
         except FileNotFoundError:
             if path == rules_path:
                 raise
@@ -196,33 +197,41 @@ def _cache_key(rules_path: Path, overrides_path: Path) -> bytes:
     return "\0".join(parts).replace("\n", " ").encode()
 
 
-def _read_cache(path: Path, key: bytes) -> list[dict] | None:
-    """The cached rules when the cache (its key line, then the marshalled rules) was written for these
-    versions of the files; None otherwise (it is rebuilt then)."""
+def _read_cache(path: str, key: bytes) -> tuple[list[dict], dict] | None:
+    """(rules, harness.prepare's value) when the cache (its key line, then both marshalled) was written
+    for these versions of the files; None otherwise (it is rebuilt then)."""
     try:
-        head, _, body = path.read_bytes().partition(b"\n")
+        with open(path, "rb") as file:
+            head, _, body = file.read().partition(b"\n")
         if head != key:
             return None
-        rules = marshal.loads(body)
+        cached = marshal.loads(body)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return rules if isinstance(rules, list) else None
+    ok = isinstance(cached, tuple) and len(cached) == 2 and isinstance(cached[0], list) and isinstance(cached[1], dict)
+    return cached if ok and all(isinstance(cached[1].get(k), dict) for k in ("frozen", "literals")) else None
 
 
-def _write_cache(path: Path, key: bytes, rules: list[dict]) -> None:
+def _write_cache(path: str, key: bytes, cached: tuple) -> None:
+    import contextlib
+    from pathlib import Path
+
     from .output import write_atomic
 
     with contextlib.suppress(OSError, ValueError):  # a read-only output folder: every call validates the files again
-        write_atomic(path, key + b"\n" + marshal.dumps(rules))
+        write_atomic(Path(path), key + b"\n" + marshal.dumps(cached))
 
 
-def _validated(rules_path: Path, overrides_path: Path) -> list[dict]:
+def _validated(rules_path: str, overrides_path: str) -> list[dict]:
     """Read and check both files; the rules the harness would load."""
+    from pathlib import Path
+
     from . import overrides as overrides_file
     from .checks import schema_error
 
     try:
-        doc = json.loads(rules_path.read_bytes().decode("utf-8"))
+        with open(rules_path, "rb") as file:
+            doc = json.loads(file.read().decode("utf-8"))
     except OSError as exc:
         raise HookError(f"{rules_path}: cannot read the rules: {exc.strerror}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -236,7 +245,7 @@ def _validated(rules_path: Path, overrides_path: Path) -> list[dict]:
     if error := schema_error("distilled-rules.schema.json", doc):
         raise HookError(f"{rules_path}: invalid rules file at {error}; recompile with `policyc compile`")
     try:
-        overrides = overrides_file.load(overrides_path)
+        overrides = overrides_file.load(Path(overrides_path))
     except overrides_file.OverridesError as exc:
         raise HookError(f"{exc} (the overrides may be what disables a rule, so the hook does not guess)") from None
     return [overrides.apply(r) for r in doc["rules"] if r["source"]["group_id"] not in overrides.removed_groups]

@@ -10,6 +10,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import locate
+
 # The user's hand-curated harness rules (and any *.local.cedar, the user's Cedar
 # extension layer): never written, whatever the caller asks.
 PROTECTED = ("guard-rules.json", "guard-rules.local.json")
@@ -24,11 +26,8 @@ FALLBACK_MESSAGE = (
 
 def find_root(start: Path) -> tuple[Path, bool]:
     """The nearest folder holding .git at or above `start`, else `start` (and False)."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder, True
-    return start, False
+    root, is_git = locate.find_root(str(start))
+    return Path(root), is_git
 
 
 class OutputError(Exception):

@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import locate
 from .output import FALLBACK_MESSAGE, find_root
 
 
@@ -27,14 +28,14 @@ class Project:
         return Path(home) if home else None
 
     def rules(self, review: bool = False) -> Path:
-        return self.out / ("distilled-rules.review.json" if review else "distilled-rules.json")
+        return self.out / ("distilled-rules.review.json" if review else locate.RULES_NAME)
 
     def ir(self, review: bool = False) -> Path:
         return self.out / ("policy.review.ir.json" if review else "policy.ir.json")
 
     @property
     def overrides(self) -> Path:
-        return self.out / "distilled-rules.overrides.json"
+        return self.out / locate.OVERRIDES_NAME
 
     def load_rules(self, review: bool = False) -> dict:
         """distilled-rules.json (or the review file) as a dict; UsageError when missing or broken."""
@@ -67,11 +68,8 @@ def open_project(root_arg: str | None, out_arg: str | None, warn=print) -> Proje
                 warn(f"{config} has version < 2; distilled rules may not load on older harness builds")
         except (ValueError, AttributeError, TypeError):
             warn(f"{config} is not valid JSON")
-    if out_arg:
-        return Project(root, Path(out_arg).resolve(), False)
-    if (root / ".interlinked").is_dir():
-        return Project(root, root / ".interlinked", False)
-    return Project(root, Path.cwd().resolve(), True)
+    out, fallback = locate.output_folder(str(root), out_arg)
+    return Project(root, Path(out), fallback)
 
 
 def load_ir(path: Path, validate: bool = True):

@@ -28,10 +28,11 @@ class Targets:
     home: list[Path] = field(default_factory=list)  # global files under $HOME
     remotes: list = field(default_factory=list)  # remote.Remote, fetched
     errors: list[str] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)  # every folder a walk entered (stamp.py watches them)
 
 
-def _walk(folder: Path, keep) -> list[Path]:
-    """Files under a folder (sorted, symlink loops cut), that `keep(relative posix path)` accepts."""
+def _walk(folder: Path, keep, entered: list[str] | None = None) -> list[Path]:
+    """Files under a folder (sorted, symlink loops cut), that `keep(relative posix path)` accepts; `entered` gets each folder."""
     conventions = load_conventions()
     found, seen = [], set()
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=True):
@@ -40,6 +41,8 @@ def _walk(folder: Path, keep) -> list[Path]:
             dirnames[:] = []
             continue
         seen.add((st.st_dev, st.st_ino))
+        if entered is not None:
+            entered.append(dirpath)
         dirnames[:] = sorted(d for d in dirnames if d not in conventions.ignore_dirs)
         for name in sorted(filenames):
             path = Path(dirpath) / name
@@ -51,12 +54,13 @@ def _walk(folder: Path, keep) -> list[Path]:
 def discover(root: Path, home: Path | None = None) -> Targets:
     """Every rule file of a known convention under root, and the globals under home."""
     conventions = load_conventions()
-    found = _walk(root, conventions.is_rule_file)
-    targets = Targets(paths=_once([p for p in found if p.resolve().is_relative_to(root)]))
+    entered: list[str] = []
+    found = _walk(root, conventions.is_rule_file, entered)
+    targets = Targets(paths=_once([p for p in found if p.resolve().is_relative_to(root)]), folders=entered)
     if home and home.is_dir() and not root.is_relative_to(home / ".codex"):
         for folder in HOME_FOLDERS:
             if (home / folder).is_dir():
-                targets.home += _walk(home / folder, lambda rel, f=folder: conventions.is_rule_file(f"{f}/{rel}"))
+                targets.home += _walk(home / folder, lambda rel, f=folder: conventions.is_rule_file(f"{f}/{rel}"), entered)
     _progress(len(targets.paths) + len(targets.home))
     return targets
 

@@ -10,7 +10,7 @@ import json
 import os
 
 from conftest import make_project
-from policyc.compiler import cli
+from policyc.compiler import cli, verbs
 from policyc.compiler.remote import RemoteError
 from policyc.compiler.targets import discover
 
@@ -28,7 +28,7 @@ def _ir(root) -> dict:
 
 def _compile(root, *argv, fetcher=None) -> int:
     args = cli._parser().parse_args(["compile", "--root", str(root), *argv])
-    return cli._compile(args, fetcher=fetcher) if fetcher else cli._compile(args)
+    return verbs._compile(args, fetcher=fetcher) if fetcher else verbs._compile(args)
 
 
 def _live_rules(root, quote_part: str) -> list[dict]:

@@ -95,7 +95,7 @@ def test_modification_survives_redistillation(project):
 
 
 def test_removed_group_is_never_read_or_fetched(project):
-    from policyc.compiler import cli
+    from policyc.compiler import cli, verbs
 
     assert main(["remove", "--source", "skill:alpha"]) == 0
     assert main(["compile"]) == 0
@@ -105,7 +105,7 @@ def test_removed_group_is_never_read_or_fetched(project):
     data["removed_groups"].append("gh:evil/skills/qa")
     overrides.write_text(json.dumps(data))
     args = cli._parser().parse_args(["compile", "gh:evil/skills/qa"])
-    assert cli._compile(args, fetcher=lambda url: pytest.fail(f"fetched {url} of a removed group")) == 2
+    assert verbs._compile(args, fetcher=lambda url: pytest.fail(f"fetched {url} of a removed group")) == 2
     assert main(["add", "--source", "skill:alpha"]) == 0
     assert main(["compile"]) == 0
     assert any(r["source"]["group_id"] == "skill:alpha" for r in _doc(project)["rules"])

@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 from conftest import make_project
-from policyc.compiler import cli
+from policyc.compiler import cli, verbs
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.remote import RemoteError, _AllowlistRedirects, check_url, resolve
 from policyc.compiler.targets import discover, expand
@@ -77,7 +77,7 @@ def test_remote_targets_default_to_review_mode(tmp_path, monkeypatch, capsys):
         return b"Never run `terraform destroy`.\n"
 
     args = cli._parser().parse_args(["compile", "gh:acme/rules/AGENTS.md"])
-    assert cli._compile(args, fetcher=fetcher) == 0
+    assert verbs._compile(args, fetcher=fetcher) == 0
     out = capsys.readouterr().out
     assert "fetched sha256:" in out and "Review-mode output" in out
     review = json.loads((root / ".interlinked" / "distilled-rules.review.json").read_text())

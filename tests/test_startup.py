@@ -1,0 +1,187 @@
+"""Start-up paths: the hook's compiled regexes, the verbs' lazy parsers and the no-change compile's stamp.
+
+Each fast path must give exactly what the slow one gives, and fall back to it
+whenever anything it depends on changed or its cache cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import re
+import time
+
+import pytest
+from conftest import make_project
+from policyc.compiler import cli, frozen_re, harness, hook, pipeline, stamp
+
+AGENTS = "# Rules\n\n- Never run `terraform destroy`.\n- Never push to `main`.\n"
+
+
+# --- compiled regexes (frozen_re) ---
+
+def test_a_thawed_pattern_is_the_compiled_one(corpus_rows, tmp_path):
+    """Every regex the corpus compiles to, and a few with groups and flags, come back equal to re.compile's."""
+    from conftest import lay_out
+    from policyc.emitters import artifacts
+
+    root = make_project(tmp_path, {})
+    for row in corpus_rows[:60]:
+        lay_out(row, root / row["repo"].replace("/", "__"))
+    ir = pipeline.compile_paths(sorted(p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts), root)
+    rules = json.loads(artifacts(ir)["distilled-rules.json"])["rules"]
+    regexes = {key for rule in rules for key in harness._regexes(rule)}
+    regexes |= {(r"(?P<name>a+)(b)?\1", "i"), (r"^x.*$", "ms"), ("é[à-ü]+", "")}
+    assert len(regexes) > 20
+    for regex, flags in regexes:
+        bits = harness._flag_bits(flags)
+        assert frozen_re.thaw(regex, frozen_re.freeze(regex, bits)) == re.compile(regex, bits), regex
+
+
+def test_a_garbled_frozen_pattern_is_compiled_afresh():
+    assert frozen_re.thaw("ab+", (0, [1, 2, 3], 0, {}, ())) is None
+    assert frozen_re.thaw("ab+", "garbage") is None
+    harness._compiled.cache_clear()
+    harness.preload({"frozen": {("zz+q", "i"): (0, [99999], 0, {}, ())}, "literals": {}})
+    try:
+        assert harness._compiled("zz+q", "i") == re.compile("zz+q", re.IGNORECASE)
+    finally:
+        harness._FROZEN.clear()
+        harness._compiled.cache_clear()
+
+
+def _deny(project) -> str:
+    event = {"tool_name": "Bash", "tool_input": {"command": "terraform destroy"}, "cwd": str(project)}
+    out = hook.decide(type("Args", (), {"require_rules": False, "root": None, "out": None})(), json.dumps(event).encode(), {})
+    return out["hookSpecificOutput"]["permissionDecision"]
+
+
+@pytest.mark.parametrize("body", [marshal.dumps([1, 2]), marshal.dumps(([], {"frozen": [], "literals": {}})), b"\xff\x00garbage"])
+def test_a_cache_of_another_shape_is_rebuilt(tmp_path, body):
+    """A cache with the right key but a body of another shape (or no body marshal reads) is ignored and rebuilt."""
+    project = make_project(tmp_path, {"AGENTS.md": AGENTS})
+    assert cli.main(["compile", "--root", str(project)]) == 0
+    assert _deny(project) == "deny"
+    cache = project / ".interlinked" / hook.CACHE_NAME
+    key = cache.read_bytes().partition(b"\n")[0]
+    cache.write_bytes(key + b"\n" + body)
+    assert _deny(project) == "deny"
+    rules, prepared = marshal.loads(cache.read_bytes().partition(b"\n")[2])
+    assert rules and set(prepared) == {"frozen", "literals"}
+
+
+# --- the parser builds the called verb only ---
+
+def test_every_verb_is_listed_and_parsed_as_before():
+    """`policyc --help` lists every verb with its help line, and each verb's own parser is the full one."""
+    assert cli._parser("").format_help() == cli._parser().format_help()
+    full = cli._parser()._subparsers._group_actions[0].choices
+    for verb, *_ in cli.VERBS:
+        alone = cli._parser(verb)._subparsers._group_actions[0].choices
+        assert alone[verb].format_help() == full[verb].format_help(), verb
+
+
+@pytest.mark.parametrize("argv, verb", [(["--help"], ""), (["compile", "x"], "compile"), (["-h", "hook", "claude"], "hook")])
+def test_the_verb_is_the_first_word(argv, verb):
+    assert cli._verb(argv) == verb
+
+
+# --- the no-change compile's stamp ---
+
+@pytest.fixture
+def stamped(tmp_path, monkeypatch):
+    """A compiled project whose next no-change compile writes a stamp (no margin: the test controls the clock)."""
+    monkeypatch.setattr(stamp, "MARGIN_NS", 0)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    project = make_project(tmp_path, {"AGENTS.md": AGENTS, "docs/CLAUDE.md": "- Never run `rm -rf /`.\n"})
+    monkeypatch.chdir(project)
+    assert cli.main(["compile"]) == 0
+    time.sleep(0.05)  # past the file system's clock tick
+    return project
+
+
+def _compile(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main(["compile", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _replayed(capsys, monkeypatch, *argv) -> bool:
+    """Whether the no-change compile answered from the stamp (it would fail had it read any source)."""
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "load_sources", lambda *a, **k: pytest.fail("not replayed"))
+        try:
+            return _compile(capsys, *argv)[0] == 0
+        except pytest.fail.Exception:
+            capsys.readouterr()
+            return False
+
+
+def test_a_no_change_compile_replays_its_answer(stamped, capsys, monkeypatch):
+    capsys.readouterr()
+    first = _compile(capsys)
+    assert (stamped / ".interlinked" / stamp.NAME).is_file()
+    assert "up to date" in first[2]
+    assert _replayed(capsys, monkeypatch)
+    assert _compile(capsys) == first  # the same exit code, stdout and stderr
+    assert _compile(capsys, "--format", "json")[0] == 0 and _replayed(capsys, monkeypatch, "--format", "json")
+    assert not _replayed(capsys, monkeypatch, "--format", "text")  # another command line: its own stamp
+
+
+def _stamp_now(capsys, monkeypatch) -> None:
+    time.sleep(0.05)
+    _compile(capsys)
+    assert _replayed(capsys, monkeypatch)
+    time.sleep(0.05)
+
+
+@pytest.mark.parametrize("change", ["edit", "add", "add-folder", "remove", "overrides", "policies", "version", "home", "config"])
+def test_any_change_forces_a_real_compile(stamped, capsys, monkeypatch, change):
+    _stamp_now(capsys, monkeypatch)
+    if change == "edit":
+        (stamped / "AGENTS.md").write_text(AGENTS + "- Never run `make nuke`.\n")
+    elif change == "add":
+        (stamped / "docs" / "AGENTS.md").write_text("- Never run `make nuke`.\n")
+    elif change == "add-folder":
+        (stamped / "docs" / "deep").mkdir()
+        (stamped / "docs" / "deep" / "AGENTS.md").write_text("- Never run `make nuke`.\n")
+    elif change == "remove":
+        (stamped / "docs" / "CLAUDE.md").unlink()
+    elif change == "overrides":
+        assert cli.main(["disable", "enforce-local-agents-md-no-terraform-destroy"]) == 0
+    elif change == "policies":
+        doc = json.loads((stamped / ".interlinked" / "distilled-rules.json").read_text())
+        (stamped / ".interlinked" / doc["policies_emitted"][0]).unlink()
+    elif change == "version":
+        monkeypatch.setattr(stamp, "__version__", "0.0.0-other")
+    elif change == "home":
+        (stamped.parent / "home" / ".claude").mkdir(parents=True)
+        (stamped.parent / "home" / ".claude" / "CLAUDE.md").write_text("- Never run `make nuke`.\n")
+    elif change == "config":
+        (stamped / ".interlinked" / "config.json").write_text('{"version": 1}')
+    capsys.readouterr()
+    assert not _replayed(capsys, monkeypatch)
+
+
+def test_a_corrupt_or_foreign_stamp_is_ignored(stamped, capsys, monkeypatch):
+    _stamp_now(capsys, monkeypatch)
+    path = stamped / ".interlinked" / stamp.NAME
+    for body in (path.read_bytes()[:50], b"\x00junk", marshal.dumps([1, 2, 3]), marshal.dumps((1, 2, 3, 4, 5))):
+        path.write_bytes(body)
+        assert not _replayed(capsys, monkeypatch)
+        assert _compile(capsys)[0] == 0
+
+
+def test_a_fresh_change_writes_no_stamp(tmp_path, monkeypatch, capsys):
+    """A file changed moments before the run could change again unseen in the same clock tick: no stamp."""
+    project = make_project(tmp_path, {"AGENTS.md": AGENTS})
+    monkeypatch.chdir(project)
+    assert cli.main(["compile"]) == 0
+    assert cli.main(["compile"]) == 0
+    assert not (project / ".interlinked" / stamp.NAME).exists()
+
+
+@pytest.mark.parametrize("argv", [["compile", "AGENTS.md"], ["compile", "--review"], ["compile", "--check"], ["compile", "--root"],
+                                  ["compile", "--format=json"], ["compile", "--root", "-x"], ["list"]])
+def test_other_command_lines_never_replay(argv):
+    assert stamp._stamp_path(argv) is None
