@@ -14,4 +14,4 @@ import orjson
 
 
 def dumps(data: Any) -> str:
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()  # one copy, not two
