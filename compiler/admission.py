@@ -50,6 +50,7 @@ class _Data:
     person_exception: re.Pattern
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
+    removal_verbs: frozenset[str]
     tool_mention: str
     command_qualifier: re.Pattern
     env_var: re.Pattern
@@ -74,6 +75,7 @@ def load_admission() -> _Data:
         person_exception=re.compile(data["person_exception"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
+        removal_verbs=frozenset(data["removal_verbs"]),
         tool_mention=data["tool_mention"],
         command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
@@ -168,6 +170,9 @@ def _kind(imp, source, data: _Data):
         return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None
     if verb in data.action_verbs and kind in ("content", "path"):
         return f"'{imp.marker} {verb}' forbids running something, and this rule would watch files", None
+    if kind == "content" and data.removal_verbs & {verb, imp.clause.get("verb", "")}:
+        removal = verb if verb in data.removal_verbs else imp.clause["verb"]
+        return (f"'{removal}' forbids taking it out of a file, and this rule would stop writing it"), None
     for value in values:
         if kind != "mcp" and re.search(data.tool_mention.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
             return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None

@@ -61,6 +61,7 @@ class Clause:
     verb: str = ""
     objects: list[ClauseObject] = field(default_factory=list)  # {"kind": code|path|word, "text": ...}
     instead_of: list[ClauseObject] = field(default_factory=list)  # what to use instead of (the trigger of a positive rule)
+    rejected: str = ""  # the words of a positive clause's rejected side ("not to upstream", "over raw SQL"), lower-cased
     alternatives: list[ClauseObject] = field(default_factory=list)  # what the source says to do instead
     examples: list[ClauseObject] = field(default_factory=list)  # "e.g. `X`": instances, never the trigger
     asides: list[ClauseObject] = field(default_factory=list)  # objects of parentheses and subordinate clauses
@@ -82,6 +83,7 @@ class Clause:
             "verb": self.verb,
             "objects": self.objects,
             "instead_of": self.instead_of,
+            "rejected": self.rejected,
             "alternatives": self.alternatives,
             "examples": self.examples,
             "asides": self.asides,
@@ -251,10 +253,37 @@ def _object(token: InlineToken) -> ClauseObject | None:
     return None
 
 
+_CALL_NOUNS = frozenset({"call", "calls"})
+_PLAIN_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+
+
+def _called(tokens) -> set[int]:
+    """The code spans a sentence names as calls: "`then` calls", "`Promise` and `then` calls" (the noun
+    governs the whole coordinated run of names before it)."""
+    called: set[int] = set()
+    run: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "CODE":
+            run.append(i)
+        elif tok == "," or tok.type == "WORD" and tok.norm in ("and", "or"):
+            continue
+        else:
+            if tok.type == "WORD" and tok.norm in _CALL_NOUNS:
+                called.update(run)
+            run = []
+    return called
+
+
 def _objects(tokens, lexicon) -> list[ClauseObject]:
-    """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs."""
+    """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs.
+    A name the sentence calls a call ("`then` calls") is the call, `then()`, not every use of the word."""
+    called = _called(tokens)
     found: list[ClauseObject] = []
-    for obj in filter(None, map(_object, tokens)):
+    for i, obj in enumerate(map(_object, tokens)):
+        if obj is None:
+            continue
+        if i in called and obj["kind"] == "code" and _PLAIN_NAME.match(obj["text"]):
+            obj["text"] += "()"
         parts = obj["text"].split("/")
         if obj["kind"] == "path" and len(parts) > 1 and all(p in lexicon.programs for p in parts):
             found.extend({"kind": "word", "text": p} for p in parts)
@@ -383,7 +412,9 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             elif word in words["conditions"]:  # "when …", "if …": a condition that narrows the rule
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
-            elif positive and word == "not" and seen_object:
+            elif positive and word == "not" and (seen_object or (i > 0 and part[i - 1] == ",")):
+                # "use `ruff`, not `black`"; "push to the fork (`origin`), not to `upstream`": after a comma the
+                # recommended side may be named only in parentheses
                 bucket = parts.rejected
             elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
                     and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed"):
@@ -420,6 +451,20 @@ def _read_qualifier(clause: Clause, tokens, lexicon) -> None:
     if not text:
         return
     _narrow(clause, text, lexicon.qualifier_scope(text, [o for o in map(_object, tokens) if o]))
+
+
+_REJECTED_LEADS = frozenset({"not", "of", "than", "to"})
+
+
+def _add_rejected(clause: Clause, tokens) -> None:
+    """The words of a positive clause's rejected side, for the prose shapes ("over raw SQL"); the
+    words that only introduce it ("not", "instead of", "rather than", "not to") are left out."""
+    words = [t for t in tokens if t.type in ("WORD", "CODE", "PATH")]
+    while words and words[0].type == "WORD" and words[0].norm in _REJECTED_LEADS:
+        words = words[1:]
+    text = _qualifier_text(words)
+    if text:
+        clause.rejected = f"{clause.rejected} {text}".strip()
 
 
 def _narrow(clause: Clause, text: str, scope: list[str] | None) -> None:
@@ -463,6 +508,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             clause.examples = _objects(parts.examples, lexicon)
             clause.asides = _objects(parts.asides, lexicon)
             clause.instead_of.extend(_objects(parts.rejected, lexicon))
+            _add_rejected(clause, _split_clause(tuple(parts.rejected), lexicon, False).main)
             clause.alternatives.extend(_objects(parts.alternatives, lexicon))
             clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
             for qualifier in parts.qualifiers:
@@ -475,12 +521,18 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 clause.file_scope = []
         elif start < own[0] and start == 0 and lead in lexicon.clause_words["leading_qualifiers"]:
             # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …"
-            _read_qualifier(clause, part, lexicon)
+            # the last comma ends the qualifier ("When a PR applies a workaround, version cap, or fix, you …")
+            comma = max((k for k, t in enumerate(part) if t == ","), default=len(part))
+            _read_qualifier(clause, part[:comma], lexicon)
+            if end == own[0] and comma < len(part):  # "In Python, I want you to …": the subject after the comma
+                _read_subject(clause, part[comma + 1 :], lexicon)
         elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";"):
             # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
             _read_subject(clause, part, lexicon)
         elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
+            if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down
+                _add_rejected(clause, _split_clause(part[1:], lexicon, False).main)
         elif lead in ("unless", "except"):
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")

@@ -57,6 +57,7 @@ class ClauseRecord(TypedDict):
     verb: NotRequired[str]
     objects: NotRequired[list[ClauseObject]]
     instead_of: NotRequired[list[ClauseObject]]
+    rejected: NotRequired[str]  # the words of a positive clause's rejected side ("not to upstream")
     alternatives: NotRequired[list[ClauseObject]]
     examples: NotRequired[list[ClauseObject]]
     asides: NotRequired[list[ClauseObject]]

@@ -118,8 +118,9 @@ def load_ladder() -> Ladder:
         options.sort(key=lambda option: -len(option[0]))
     spelled = {" ".join(words) for options in phrases.values() for words, _ in options}
     spelled |= {phrase.replace("'", "’") for phrase in spelled}
-    # a single space stands for any run of white space in the text being filtered
-    trie = _trie_regex(sorted(spelled)).replace(r"\ ", r"\s+")
+    # a single space stands for any run of white space in the text being filtered, and for emphasis
+    # inside the phrase ("do **not**"), which the inline grammar reads as its own token between the words
+    trie = _trie_regex(sorted(spelled)).replace(r"\ ", r"(?:\s|\*{1,3})+")
     headers = [re.escape(h.lower()) for h in data["headers"]]
     candidates = re.compile(r"\b" + trie + r"\b|" + "|".join(headers))
     return Ladder(

@@ -25,6 +25,7 @@ from functools import lru_cache
 from importlib import resources
 
 from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal, shell_command, split_compound
+from .harness import _edits as multiedit_edits
 
 _HEADER_MARK = "policyc ordinary sample"
 _ACTING = frozenset({"block", "soft_block", "ask", "warn", "rewrite"})
@@ -330,6 +331,11 @@ def _measure(rule: dict) -> Rate:
             if event.tokens is not None and prepared.keywords and not prepared.keywords & event.tokens:
                 continue  # the keyword quick reject
             if prepared.matches(event.command, event.match_input):
+                hits.add(event.index)
+        for event in pool.events:  # policyc's evaluator (the hook, `check`) also reads each edit of a MultiEdit
+            if event.tool == "multiedit" and event.index not in hits and (applies is None or event.index in applies) \
+                    and any(prepared.matches("", {**edit, "tool_name": event.raw["tool_name"]})
+                            for edit in multiedit_edits(event.raw["tool_name"], event.raw["tool_input"])):
                 hits.add(event.index)
     if (action is None or action in _COMPOUND_ACTING) and tools & (_BASH_TOOLS | {"*"}):
         for event in pool.compound:  # the compound path ignores keywords and active_when

@@ -118,7 +118,11 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
     alternatives: list[str] = []
     for command in commands:
         tokens = _ANGLE.sub("<placeholder>", command.strip().removeprefix("$ ")).split()
-        while tokens and _PLACEHOLDER.match(tokens[-1]):  # a trailing placeholder adds nothing
+        # a `<name>` right after the subcommand is the argument it is given first, not an option
+        # (`git restore <user files>` restores files; `git restore --staged x` only unstages). Later in
+        # the command (`git push --force origin <branch>`) it may be left out, so it adds nothing there
+        argument = len(tokens) == 3 and tokens[-1] == "<placeholder>" and not tokens[1].startswith("-")
+        while tokens and _PLACEHOLDER.match(tokens[-1]):  # a trailing placeholder adds nothing more
             tokens.pop()
         if not tokens:
             continue
@@ -133,8 +137,10 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
                 parts.append(js_escape(token))
         body = parts[0] + (_options(program) if len(parts) > 1 else "")
         body += "".join(r"\s+" + p for p in parts[1:])
-        # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
-        body += r"(?![\w-])" if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])"
+        if argument:
+            body += r"\s+[^-\s;&|)]"
+        else:  # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
+            body += r"(?![\w-])" if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])"
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)

@@ -202,10 +202,10 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
         # a positive rule needs an observable inverse
-        return _required_form(clause, lex) or _family_trigger(clause, lex)
+        return _required_form(clause, lex) or _family_trigger(clause, lex) or _prose_trigger(clause, lex, polarity)
     verb = clause.verb
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
-    if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex)):
+    if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex, polarity)):
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
     if kinds:
         kind = kinds[0][0]
@@ -216,7 +216,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
             if clause.file_scope and kind in ("path", "content"):
                 trigger.file_scope = scope_regex(clause.file_scope)
             return trigger
-    return _prose_trigger(clause, lex)
+    return _prose_trigger(clause, lex, polarity)
 
 
 def scope_regex(globs: list[str]) -> str:
@@ -323,11 +323,21 @@ def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:
                    interpreted=any(o["kind"] == "word" for o in clause.objects), values=texts)
 
 
-def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
+def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> Trigger | None:
+    """The first prose entry the clause matches. A positive clause recommends what it names, so only its
+    rejected side can give the trigger ("push to `origin`, not to `upstream`": a push to upstream; "prefer
+    GORM over raw SQL": raw SQL): an entry's names must stand there, or, without names, its whole match."""
+    positive = polarity == "positive"
+    if positive and not clause.rejected:
+        return None
+    text = f"{clause.scope_text} {clause.rejected}" if positive else clause.scope_text
+    named_in = clause.rejected if positive else clause.scope_text
     for entry in lex.prose:
-        matched = entry["when_re"].search(clause.scope_text)
+        matched = entry["when_re"].search(text)
         if not matched:
             continue
+        if positive and not (re.search(entry["names"], named_in) if "names" in entry else entry["when_re"].search(named_in)):
+            continue  # the entry matched the side the sentence asks for
         # "in release mode", "in a single command": what the entry matched, not a narrowing
         clause.qualifiers = [q for q in clause.qualifiers if q not in matched.group(0)]
         if "command" in entry:  # built like a code span, so §10 can compare it
@@ -342,7 +352,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
         if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
             regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
         if "names" in entry:  # the regex names only what the sentence names
-            named = sorted(set(re.findall(entry["names"], clause.scope_text)))
+            named = sorted(set(re.findall(entry["names"], named_in)))
             regex = regex.replace("{NAMES}", "|".join(named))
         patterns = [Pattern(field=f, regex=regex, flags=entry.get("flags", "")) for f in fields]
         return Trigger(

@@ -184,7 +184,8 @@ def test_common_words_are_not_content_rules(tmp_path, word):
 
 
 def test_a_breadth_demotion_records_the_measured_rate(tmp_path):
-    ir, _ = compile_text(tmp_path, "Prefer `async` and `await` over `Promise` and `then` calls.\n")
+    # the bare words, not their calls ("`then` calls" is the call `then(`, which ordinary code seldom writes)
+    ir, _ = compile_text(tmp_path, "Prefer `async` and `await` over `Promise` and `then`.\n")
     imp = only(ir)
     assert_demoted(imp, "breadth")
     rate = imp.admission.rate

@@ -76,3 +76,22 @@ def test_a_later_prohibition_forbids_its_objects_too(tmp_path):
     _, doc = compile_text(tmp_path, "Never run `terraform destroy`; avoid `terraform taint`.\n")
     assert fires(doc, *bash("terraform destroy")) and fires(doc, *bash("terraform taint aws_instance.a"))
     assert fires(doc, *bash("terraform plan")) == []
+
+
+@pytest.mark.parametrize("text", ["do **not** create a GitHub release or tag manually.\n",
+                                  "Do *not* create a GitHub release or tag manually.\n"])
+def test_emphasis_inside_a_marker_is_still_the_marker(tmp_path, text):
+    # the inline grammar reads `**` as its own token between the words; the pre-filter must not drop the line
+    _, doc = compile_text(tmp_path, text)
+    assert [r["action"] for r in doc["rules"]] == ["ask"]
+    assert fires(doc, *bash("gh release create v1.2.0")) and fires(doc, *bash("git tag -l 'v1*'")) == []
+
+
+def test_a_placeholder_right_after_the_subcommand_is_an_argument(tmp_path):
+    # `<user files>` is what `git restore` is given; `git restore --staged x` only unstages
+    _, doc = compile_text(tmp_path, "Do not run `git restore <user files>`.\n")
+    assert fires(doc, *bash("git restore src/a.py")) and fires(doc, *bash("git restore ."))
+    assert fires(doc, *bash("git restore --staged src/a.py")) == [] and fires(doc, *bash("git status")) == []
+    # later in the command a placeholder may be left out: a forced push to origin is still one
+    _, doc = compile_text(tmp_path / "2", "Never run `git push --force origin <branch>`.\n")
+    assert fires(doc, *bash("git push --force origin")) and fires(doc, *bash("git push --force origin main"))

@@ -205,3 +205,95 @@ def test_updating_every_dependency_is_the_update_verb_with_no_package_named(mana
     rule = guardrules.emit(_compiled("Never bump every dependency at once."))["rules"][0]
     command = " ".join([manager, *flags, *([package] if package else [])]) + tail
     assert rule_fires(rule, "Bash", {"command": command}) is (package is None), command
+
+
+# --- the rejected side of a positive sentence (issue 10, part B) ---
+# "X, not Y", "X instead of Y", "X over Y": Y gives the trigger, X the suggestion; never the reverse.
+
+def edit(*edits: tuple[str, str]) -> list[tuple[str, dict]]:
+    return [("Edit", {"file_path": path, "old_string": "x", "new_string": text}) for path, text in edits]
+
+
+REJECTED = [
+    # (sentence, action, calls it must act on, calls it must let through: the recommended side first)
+    # the recommended remote is named only in parentheses: ", not to `upstream`" is still the rejected side
+    ("**Always push to the user's fork (`origin`)**, not to `upstream` (`apache/airflow`).", "block",
+     bash("git push upstream main", "git push upstream fix-grid-refresh"),
+     bash("git push -u origin fix-grid-refresh", "git fetch upstream main", "git rebase upstream/main")),
+    # a stated preference ("I want you to") warns; the typing generic is the annotation, never the word
+    ("In Python, I want you to use the latest type syntax (`type | None`) instead of `Optional`.", "warn",
+     edit(("app/chat.py", "    chat_id: Optional[UUID] = None")),
+     edit(("app/chat.py", "    chat_id: UUID | None = None"), ("app/chat.py", "# Optional: only set for group chats"),
+          ("app/chat.py", 'optional_fields = ["name"]'), ("web/chat.ts", "let a: Optional[int]"))),
+    # the unittest framework is its module and its assertion methods; unittest.mock serves pytest too
+    ("Always use `pytest` instead of `unittest`.", "block",
+     edit(("tests/test_a.py", "class T(unittest.TestCase):"), ("tests/test_a.py", "self.assertRaises(ValueError, f, None)")),
+     edit(("tests/test_a.py", "with pytest.raises(ValueError):"), ("tests/test_a.py", "from unittest import mock"),
+          ("tests/test_a.py", "assert result == expected"))),
+    # "`then` calls" is the call, not the word: `thenable` and a `Promise<void>` type are ordinary code
+    ("Prefer `async` and `await` over `Promise` and `then` calls.", "warn",
+     edit(("src/a.ts", "fetchData().then(result => render(result));")),
+     edit(("src/a.ts", "const content = await readFile(uri);"), ("src/a.ts", "const thenable = getThenable();"),
+          ("src/a.ts", "async function load(): Promise<void> {"))),
+]
+
+
+@pytest.mark.parametrize("sentence, action, hits, misses", REJECTED, ids=[r[0][:40] for r in REJECTED])
+def test_the_rejected_side_gives_the_trigger(sentence, action, hits, misses):
+    imp = _only(sentence)
+    assert imp.admission.decision == "admitted", imp.admission
+    assert imp.action == action
+    evaluator = _evaluator(sentence)
+    for tool, tool_input in hits:
+        found = evaluator.evaluate({"tool_name": tool, "tool_input": tool_input})
+        assert found.decision != "allow" or found.warnings, (sentence, tool_input)
+    for tool, tool_input in misses:
+        found = evaluator.evaluate({"tool_name": tool, "tool_input": tool_input})
+        assert found.decision == "allow" and not found.warnings, (sentence, tool_input)
+
+
+NEVER_THE_RECOMMENDED_SIDE = [
+    # (sentence, calls the sentence asks for): no rule may stop or warn about them
+    ("Always use `pnpm`, not `npm`.", bash("pnpm install", "pnpm run build")),
+    ("Use pnpm, not npm.", bash("pnpm install", "npm install")),  # no marker: no rule at all
+    ("Prefer `pnpm` over `npm`.", bash("pnpm install")),
+    ("Always use pnpm instead of npm.", bash("pnpm install", "pnpm add react")),
+    # the branch the prose entry knows stands on the recommended side: a push to main is what is asked for
+    ("Always push to `main`, not to `develop`.", bash("git push origin main", "git push origin HEAD:main")),
+    ("Always push to `upstream`, not to `origin`.", bash("git push upstream main")),
+    ("Prefer `wait_for_event` over `wait_for_event_with_timeout`.",
+     edit(("tests/suite/client.rs", "wait_for_event(&codex, |ev| matches!(ev, EventMsg::TaskComplete(_))).await;"))),
+]
+
+
+@pytest.mark.parametrize("sentence, asked", NEVER_THE_RECOMMENDED_SIDE, ids=[n[0] for n in NEVER_THE_RECOMMENDED_SIDE])
+def test_the_recommended_side_never_fires(sentence, asked):
+    evaluator = _evaluator(sentence)
+    for tool, tool_input in asked:
+        found = evaluator.evaluate({"tool_name": tool, "tool_input": tool_input})
+        assert found.decision == "allow" and not found.warnings, (sentence, tool_input)
+
+
+def test_a_positive_prose_entry_reads_only_the_rejected_side():
+    """"Always push to feature branches, not main": the branch after "not" is the trigger."""
+    sentence = "Always push to feature branches, not main."
+    assert _only(sentence).trigger["kind"] == "prose:push-protected-branch"
+    assert _acts(sentence, "Bash", {"command": "git push origin main"})
+    assert not _acts(sentence, "Bash", {"command": "git push origin feature/x"})
+    assert _only("Always push to `main`, not to `develop`.").admission.decision != "admitted"
+
+
+def test_a_call_noun_governs_the_names_before_it():
+    imp = _only("Avoid `eval` calls.")
+    assert imp.trigger["values"] == ["eval()"]
+    assert _acts("Avoid `eval` calls.", "Write", {"file_path": "src/a.js", "content": "eval(code)"})
+    assert not _acts("Avoid `eval` calls.", "Write", {"file_path": "src/a.js", "content": "// we never eval untrusted code"})
+
+
+def test_never_remove_a_call_never_stops_writing_it():
+    """"Never remove `console.log` calls": a content pattern sees only the text written, so it would stop
+    what the sentence protects; the kind gate sends it to Pass 2."""
+    sentence = "Never remove `console.log` calls from the CLI."
+    imp = _only(sentence)
+    assert imp.admission.decision == "demoted" and imp.admission.gate == "kind", imp.admission
+    assert not _acts(sentence, "Write", {"file_path": "cli/main.js", "content": "console.log(result)"})
