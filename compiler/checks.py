@@ -148,7 +148,7 @@ _POLICY_ID = re.compile(r'^@id\("((?:[^"\\]|\\.)*)"\)', re.MULTILINE)
 _POSITIONAL = re.compile(r"\bpolicy(\d+)\b")
 
 
-def cedar_check(files: dict[str, str], schemas: dict[str, str]) -> list[tuple[str, str]]:
+def cedar_check(files: dict[str, str] | dict[str, str | bytes], schemas: dict[str, str]) -> list[tuple[str, str]]:
     """Validate every emitted Cedar file with cedarpy; failures name the policy's @id.
 
     `schemas` maps a file suffix (".interlinked.cedar", ".cedar") to schema text;
@@ -161,7 +161,7 @@ def cedar_check(files: dict[str, str], schemas: dict[str, str]) -> list[tuple[st
     parsed = {suffix: cedarpy.Schema.from_str(text) for suffix, text in schemas.items()}  # once, not per file: 15x faster
     for path, text in sorted(files.items()):
         suffix = next((s for s in by_length if path.endswith(s)), None)
-        if suffix is None:
+        if suffix is None or not isinstance(text, str):  # (the IR, the only bytes, is not Cedar)
             continue
         ids = _POLICY_ID.findall(text)
         result = cedarpy.validate_policies(text, parsed[suffix])

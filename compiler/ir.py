@@ -252,10 +252,11 @@ class PolicyIR:
             "stats": self.stats(),
         }
 
-    def dumps(self) -> str:
-        from .jsontext import dumps
+    def dumps(self) -> bytes:
+        """policy.ir.json as UTF-8 bytes (jsontext.encode)."""
+        from .jsontext import encode
 
-        return dumps(self._document(lambda record: record))  # orjson reads the dataclasses as asdict would
+        return encode(self._document(lambda record: record))  # orjson reads the dataclasses as asdict would
 
     @classmethod
     def from_json(cls, data: dict) -> PolicyIR:

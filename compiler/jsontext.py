@@ -13,5 +13,10 @@ from typing import Any
 import orjson
 
 
+def encode(data: Any) -> bytes:
+    """UTF-8 bytes: policy.ir.json stays bytes, as a str it would take four bytes a character once one emoji is in it."""
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
 def dumps(data: Any) -> str:
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()  # one copy, not two
+    return encode(data).decode()

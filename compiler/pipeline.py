@@ -47,15 +47,16 @@ def same_compiler(previous: PolicyIR) -> bool:
 SEAL_NAME = ".policy.ir.seal"
 
 
-def seal(ir_text: str) -> str:
+def seal(ir_data: str | bytes) -> str:
     """What policyc records beside the policy.ir.json it writes: the file's hash."""
-    return json.dumps({"policy.ir.json": "sha256:" + hashlib.sha256(ir_text.encode("utf-8")).hexdigest()}) + "\n"
+    data = ir_data.encode("utf-8") if isinstance(ir_data, str) else ir_data
+    return json.dumps({"policy.ir.json": "sha256:" + hashlib.sha256(data).hexdigest()}) + "\n"
 
 
 def sealed(ir_path: Path) -> bool:
     """policy.ir.json is exactly what policyc wrote (not edited by hand since), so its items may be reused."""
     try:
-        return (ir_path.parent / SEAL_NAME).read_text(encoding="utf-8") == seal(ir_path.read_text(encoding="utf-8"))
+        return (ir_path.parent / SEAL_NAME).read_text(encoding="utf-8") == seal(ir_path.read_bytes())
     except (OSError, UnicodeDecodeError):
         return False
 

@@ -202,7 +202,7 @@ def _compile_check(project: Project, last: tuple, loaded: tuple, overrides, args
     _, failures, files, deleted = planned_artifacts(ir, args.cedar_target, review)
     for failure in failures:
         stderr(f"self-check failed: {failure}")
-    stale = [p for p, text in sorted((files or {}).items()) if _current(project.out / p) != text]
+    stale = [p for p, data in sorted((files or {}).items()) if _current(project.out / p) != (data.encode() if isinstance(data, str) else data)]
     stale += sorted(p for p in deleted if (project.out / p).exists())
     missing = [p for p in stale if not (project.out / p).exists()]
     data = {"output": str(project.out), "stale": [p for p in stale if p not in missing], "missing": missing,
@@ -220,10 +220,10 @@ def _compile_check(project: Project, last: tuple, loaded: tuple, overrides, args
     return 1 if stale or failures or ir.errors else 0
 
 
-def _current(path: Path) -> str | None:
+def _current(path: Path) -> bytes | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return path.read_bytes()
+    except OSError:
         return None
 
 

@@ -21,7 +21,7 @@ def self_check_failures(doc: dict, ir) -> list[str]:
     return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
 
 
-def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str] | None, list[str]]:
+def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str | bytes] | None, list[str]]:
     """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
 
     None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and

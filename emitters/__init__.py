@@ -19,9 +19,10 @@ def lowered_files(backend: Backend, ir: PolicyIR, target: str = "sondera-v2", gr
     return {g.path(backend.kind): backend.render(g, target, ir.distilled_at) for g in groups or plan(ir, target) if g.has_file(backend)}
 
 
-def artifacts(ir: PolicyIR, target: str = "sondera-v2") -> dict[str, str]:
+def artifacts(ir: PolicyIR, target: str = "sondera-v2") -> dict[str, str | bytes]:
+    """Path -> text; the IR, by far the largest, as UTF-8 bytes."""
     groups = plan(ir, target)  # one placement for every backend
-    files = policy_md.emit(ir, target, groups)
+    files: dict[str, str | bytes] = {**policy_md.emit(ir, target, groups)}
     for backend in registry.BACKENDS:
         files.update(lowered_files(backend, ir, target, groups))
     for emitter in (prose_md, skipped_report, index):

@@ -375,7 +375,7 @@ def test_an_ir_1_2_still_reads_and_diffs_against_1_3(tmp_path, capsys):
     assert all(i.admission is None for i in PolicyIR.from_json(old).imperatives)
     root = make_project(tmp_path, {"AGENTS.md": old["sources"][0]["text"]}, interlinked=False)
     new = compile_paths([root / "AGENTS.md"], root)
-    (tmp_path / "new.ir.json").write_text(new.dumps())
+    (tmp_path / "new.ir.json").write_bytes(new.dumps())
     shutil.copyfile(DATA / "ir-1.2.json", tmp_path / "old.ir.json")
     capsys.readouterr()
     code = main(["diff", str(tmp_path / "old.ir.json"), str(tmp_path / "new.ir.json"), "--format", "json"])

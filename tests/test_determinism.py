@@ -50,7 +50,7 @@ def test_ir_round_trip_and_render_equal_compile(case, tmp_path, monkeypatch, cap
     shutil.copytree(CASES / case, project)
     (project / ".git").mkdir()
     assert main(["compile", "--root", str(project), "--out", str(out)]) == 0
-    saved = (out / "policy.ir.json").read_text(encoding="utf-8")
+    saved = (out / "policy.ir.json").read_bytes()
     assert PolicyIR.from_json(json.loads(saved)).dumps() == saved
     assert main(["render", str(out / "policy.ir.json"), "--out", str(rendered)]) == 0
     assert _tree(rendered) == _tree(out)
