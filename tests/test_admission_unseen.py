@@ -40,6 +40,20 @@ def test_language_tokens_scope_the_rule_to_that_languages_files():
     assert _decide(evaluator, "Write", {"file_path": "scripts/build.js", "content": "const v = x.unwrap();"}) == "allow"
 
 
+def test_typescript_and_python_annotations_scope_the_rule_to_their_files():
+    # google-gemini/gemini-cli GEMINI.md: `any` is read as TypeScript's annotation, so prose ("Note: any user") is not it
+    imp, evaluator = _compiled("- **Preferring `unknown` over `any`**: When you absolutely cannot determine the type of a value at "
+                               "compile time, and you're tempted to reach for any, consider using unknown instead.")
+    assert imp.scope["file_scope"] == r"(?:\.ts$|\.tsx$|\.mts$|\.cts$)"
+    def warned(path: str, content: str) -> bool:
+        return bool(evaluator.evaluate({"tool_name": "Write", "tool_input": {"file_path": path, "content": content}}).warnings)
+
+    assert warned("src/a.ts", "let x: any = 1;") and not warned("docs/a.md", "Note: any user may sign in.")
+    imp, evaluator = _compiled("- Never use `Optional` in new code.")
+    assert _decide(evaluator, "Write", {"file_path": "app/models.py", "content": "x: Optional[int] = None"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "docs/types.md", "content": "Use Optional[int] there."}) == "allow"
+
+
 def test_a_sentence_about_what_a_reviewer_flags_forbids_no_tool_call():
     # denoland/deno .github/copilot-instructions.md
     imp, _ = _compiled("- Verify handle cleanup (`CloseHandle`) but do not flag the `unsafe` usage itself.")
