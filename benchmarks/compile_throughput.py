@@ -89,7 +89,7 @@ def main() -> int:
         for _ in range(args.repeat):
             shutil.rmtree(out, ignore_errors=True)
             seconds, peak, _ = timed(compile_cmd, project)
-            written = sum(1 for p in out.rglob("*") if p.is_file()) if out.is_dir() else 0
+            written = (out / "distilled-rules.json").is_file()
             compile_times.append(seconds)
             peaks.append(peak)
             seconds, _, tokens = timed(tokenize_cmd, project)
@@ -100,8 +100,8 @@ def main() -> int:
     print(f"{'':<13}{'seconds':>9}{'MB/s':>9}")
     print(f"{'policyc':<13}{t_compile:>9.2f}{size_mb / t_compile:>9.2f}  whole `policyc compile` process")
     print(f"{'markdown-it':<13}{t_md:>9.2f}{size_mb / t_md:>9.2f}  {tokens} tokens")
-    print(f"files written: {written}" + ("" if written else " (the rules exceed the harness's 2 MB limit for one "
-                                                "distilled-rules.json: every artifact was rendered and checked, none written)"))
+    print("artifacts written" if written else "nothing written: the rules exceed the harness's 2 MB limit for one "
+          "distilled-rules.json, so every artifact was rendered and checked, and none written")
     print(f"peak RSS of compile: {max(peaks):.0f} MB (target < 500): {'OK' if max(peaks) < 500 else 'MISSED'}")
     print(f"ratio {ratio:.2f} (target <= 1.5): {'OK' if ratio <= 1.5 else 'MISSED'}")
     return 0
