@@ -60,10 +60,6 @@ def demoted_routes(routes: list[str]) -> list[str]:
 
 # --- the resolved view ---
 
-_OFF_NOTES = {"removed": "removed by the user (overrides file)", "disabled": "disabled by the user (overrides file)",
-              "removed-group": "its source group was removed by the user (overrides file)"}
-
-
 @dataclass(frozen=True, slots=True)
 class ResolvedRule:
     """One imperative as every emitter sees it."""
@@ -183,14 +179,9 @@ def _resolve_one(imp: Imperative, shadowed_by: str, conflict, overrides: Overrid
     if conflict is not None and conflict["action"] != imp.action:  # a merge never weakens: its action is the strictest
         action = escalated = conflict["action"]
         severity = conflict["severity"]
-    inactive = overrides.state(imp.id, imp.group_id)
-    note = _OFF_NOTES[inactive] if inactive else ""
-    modification = overrides.modifications.get(imp.id)
-    if modification is not None:
-        action = modification.get("action", action)
-        severity = modification.get("severity", severity)
-        note = modification.get("note") or note
-    return ResolvedRule(imp, shadowed_by, inactive, action, severity, escalated, note, modification is not None)
+    changes = overrides.effect(imp.id, imp.group_id)
+    return ResolvedRule(imp, shadowed_by, overrides.state(imp.id, imp.group_id), changes.get("action", action),
+                        changes.get("severity", severity), escalated, changes.get("note", ""), changes.get("user_modified", False))
 
 
 def _stats(ir: PolicyIR, rules: tuple[ResolvedRule, ...]) -> Stats:
