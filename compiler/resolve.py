@@ -111,9 +111,8 @@ class ResolvedRule:
 class Stats:
     """Every count the artifacts and the run summary report, derived once from the resolved view."""
 
-    files_scanned: int  # every file the run read or tried to read: its sources and the files that failed
+    files_scanned: int  # every file the run read or tried to read, each once (PolicyIR.files_scanned)
     files_failed: int  # files that could not be read (a kept one included)
-    sources: int  # files compiled: every source of the IR
     imperative_bearing: int  # sources of kind imperative or imperative-likely
     scan_only: int  # sources of kind scan-only or mixed
     imperatives_found: int  # imperatives and skipped statements
@@ -192,9 +191,8 @@ def _stats(ir: PolicyIR, rules: tuple[ResolvedRule, ...]) -> Stats:
     demoted = [r.imperative.admission.gate for r in rules
                if r.imperative.admission is not None and r.imperative.admission.decision == "demoted"]
     return Stats(
-        files_scanned=len(ir.sources) + len(ir.errors),
+        files_scanned=ir.files_scanned(),
         files_failed=len(ir.errors),
-        sources=len(ir.sources),
         imperative_bearing=sum(1 for k in kinds if k in ("imperative", "imperative-likely")),
         scan_only=sum(1 for k in kinds if k in ("scan-only", "mixed")),
         imperatives_found=len(ir.imperatives) + len(ir.skipped),

@@ -95,7 +95,7 @@ def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | Non
         + [g.path(b.kind) for b in backends if b.extends for g in groups if g.has_file(b)],
         "prose_emitted": [g.path("prose.md") for g in groups if g.has_prose],
         "stats": {
-            "files_scanned": stats.sources,
+            "files_scanned": stats.files_scanned,
             "imperatives_found": stats.imperatives_found,
             "distilled_block": stats.distilled["block"],
             "distilled_ask": stats.distilled["ask"],

@@ -144,3 +144,23 @@ def test_a_removed_group_is_flagged_at_once_and_dropped_by_the_next_compile(tmp_
     flagged = [r for r in rerendered if r["source"]["group_id"] == "skill:alpha"]
     assert [(r["enabled"], r["note"]) for r in flagged] == [(False, "its source group was removed by the user (overrides file)")]
     assert [r for r in rerendered if r not in flagged] == compiled
+
+
+def test_files_scanned_means_one_thing_everywhere(tmp_path, monkeypatch, capsys):
+    """Every file the run read or tried to read, each once: in distilled-rules.json, policy.ir.json and the summary.
+    (distilled-rules.json used to leave out the files that failed, the IR to count a kept one twice.)"""
+    root = make_project(tmp_path, {"AGENTS.md": "Never run `terraform destroy`.\n", "CLAUDE.md": "Never run `rm -rf /`.\n"})
+    monkeypatch.chdir(root)
+    out = root / ".interlinked"
+
+    def counts() -> tuple[int, int, int]:
+        assert main(["compile", "--root", str(root), "--format", "json"]) == 1
+        summary = json.loads(capsys.readouterr().out)
+        rules = json.loads((out / "distilled-rules.json").read_text())
+        ir = json.loads((out / "policy.ir.json").read_text())
+        return rules["stats"]["files_scanned"], ir["stats"]["files_scanned"], summary["sources_scanned"]
+
+    (root / "GEMINI.md").write_bytes(b"Never\x00 run it.\n")  # never readable: scanned, failed, nothing kept
+    assert counts() == (3, 3, 3)
+    (root / "AGENTS.md").write_bytes(b"Never run \xe9 `rm`.\n")  # unreadable now: the last run's copy is kept, counted once
+    assert counts() == (3, 3, 3)
