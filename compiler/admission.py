@@ -25,6 +25,7 @@ from .ir import Admission
 from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
+from .resolve import demoted_routes
 from .sources import load_conventions
 
 GATES = ("source", "polarity", "object", "kind", "scope", "loadable", "breadth")
@@ -324,9 +325,7 @@ def _doubted(imp, source, gates) -> bool:
 
 def _demote(imp, gate: str, reason: str, rate: dict | None = None) -> None:
     imp.admission = Admission("demoted", gate, reason, rate)
-    imp.routes = [r for r in imp.routes if r != "pass1"]
-    if "pass2" not in imp.routes:
-        imp.routes.append("pass2")
+    imp.routes = demoted_routes(imp.routes)
     imp.action = "block" if imp.marker_class == "block-direct" else "warn"  # as for any Pass 2 only rule
     imp.pass2_cause = reason
     imp.reasons.append(f"demoted by the {gate} gate: {reason} -> Pass 2")

@@ -17,8 +17,8 @@ agent roles and the command sequence, so a merge never narrows who or what a
 rule applies to (a subagent-only rule never speaks for a rule of every agent).
 The merged rule takes the strictest action and the highest severity of all.
 Losers are not dropped: every merge is listed in `conflicts` with the ids it
-overrides and the action and severity it settles on; `shadowed` and `merged`
-read them back. The imperatives themselves stay as extracted, so an
+overrides and the action and severity it settles on; compiler/resolve.py reads
+them back before emission. The imperatives themselves stay as extracted, so an
 incremental run can reuse them and resolve afresh.
 """
 
@@ -144,13 +144,3 @@ def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str)
     entry["action"], entry["severity"] = action, severity
     if earlier is None:
         ir.conflicts.append(entry)
-
-
-def shadowed(ir: PolicyIR) -> dict[str, str]:
-    """Rule id -> the id of the conflict winner that speaks for it."""
-    return {loser: c["id"] for c in ir.conflicts for loser in c.get("overridden_ids", [])}
-
-
-def merged(ir: PolicyIR) -> dict[str, dict]:
-    """Winner id -> the action and severity its conflicts settled on (the strictest)."""
-    return {c["id"]: {"action": c["action"], "severity": c["severity"]} for c in ir.conflicts if "action" in c}

@@ -24,6 +24,7 @@ from .ir import ClauseObject, Imperative, Prose, Skipped
 from .ladder import load_ladder
 from .regexes import glob_to_regex
 from .report import RUN_ON
+from .resolve import proposed_routes, with_reviewer
 from .sources import Source, load_conventions
 from .triggers import infer_sequence, infer_trigger, load_lexicon, omp_trigger
 
@@ -310,7 +311,7 @@ class Extractor:
         if clause.sequence:
             imperative.sequence = infer_sequence(clause, self.lexicon)
         if "pass1" not in imperative.routes and (cls.name == "advisory" or (headings and headings[-1][3])):
-            imperative.routes.append("pass3")  # quality and principle rules also inform the reviewer
+            imperative.routes = with_reviewer(imperative.routes)  # quality and principle rules also inform the reviewer
             imperative.reasons.append("rationale to Pass 3 prose (§15.1)")
         self.imperatives.append(imperative)
 
@@ -353,14 +354,14 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
             confidence = 0.7
         inferred = [axis for axis in scope if axis not in source.scope]  # the source's own scope is given, not inferred
         confidence = round(confidence - 0.05 * max(0, len(inferred) - 1), 2)
-        routes, cause = ["pass1", "pass2"], ""
+        routes, cause = proposed_routes(concrete=True), ""
         reasons.append(f"{via} -> action={action} per §5 ({cls.name}); trigger {trigger.kind}")
         if confidence < 0.7 and action != "warn":
             reasons.append(f"confidence {confidence} < 0.7 -> advisory per §7")
             action, severity = "warn", "low"
     else:
         confidence = 0.7
-        routes = ["pass2"]
+        routes = proposed_routes(concrete=False)
         cause = "no concrete trigger a regex can check: intent, quality or process"
         if clause.sequence:
             cause = "sequential precondition: the harness keeps no session state for it (§6 ‡)"

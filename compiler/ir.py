@@ -213,10 +213,16 @@ class PolicyIR:
             counts[key] = counts.get(key, 0) + 1
         return dict(sorted(counts.items()))
 
+    def files_scanned(self) -> int:
+        """Every file the run read or tried to read, each once: its sources, and each file that could not be read
+        unless the last run's copy of it was kept (pipeline.keep_failed: it is a source too)."""
+        compiled = {s.file for s in self.sources} | {s.file.removeprefix("~/") for s in self.sources}
+        return len(self.sources) + sum(1 for e in self.errors if e.get("file") not in compiled)
+
     def stats(self) -> dict:
         by_action = {a: sum(1 for i in self.imperatives if "pass1" in i.routes and i.action == a) for a in ("block", "ask", "warn")}
         return {
-            "files_scanned": len(self.sources) + len(self.errors),
+            "files_scanned": self.files_scanned(),
             "files_failed": len(self.errors),
             "imperatives_found": len(self.imperatives) + len(self.skipped),
             "distilled_block": by_action["block"],

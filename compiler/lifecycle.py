@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass
 
 from . import overrides as overrides_file
 from .checks import schema_error
-from .conflicts import shadowed
 from .ir import PolicyIR, lines_label
 from .output import locked
 from .project import Project, UsageError, load_ir
 from .report import ICONS
+from .resolve import Resolved, resolve
 
 
 @dataclass(slots=True)
@@ -28,7 +28,6 @@ class State:
     doc: dict
     ir: PolicyIR | None
     overrides: overrides_file.Overrides
-    shadowed: dict[str, str]  # loser id -> the conflict winner that speaks for it
 
     @property
     def groups(self) -> list[str]:
@@ -49,14 +48,9 @@ class State:
             return group_id
         raise UsageError(f"unknown group {group_id!r}{_closest(group_id, self.groups + self.overrides.removed_groups)}")
 
-    def reason(self, imp) -> str:
-        """Why a Pass 1 rule is inactive: a stable code, or '' (dsh-rules style)."""
-        if imp.id in self.shadowed:
-            return "shadowed"
-        state = self.overrides.state(imp.id, imp.group_id)
-        if state:
-            return state
-        return "dormant-scope" if "skill" in imp.scope else ""
+    def resolved(self) -> Resolved | None:
+        """The saved IR resolved with the overrides file as it is now (compiler/resolve.py); None without an IR."""
+        return resolve(self.ir, self.overrides) if self.ir is not None else None
 
 
 def _closest(name: str, candidates: list[str]) -> str:
@@ -72,7 +66,7 @@ def load_state(project: Project) -> State:
         ir = load_ir(project.ir(), validate=False) if project.ir().is_file() else None
     except ValueError:
         ir = None
-    return State(project, doc, ir, overrides_file.load(project.overrides), shadowed(ir) if ir else {})
+    return State(project, doc, ir, overrides_file.load(project.overrides))
 
 
 # --- reading verbs ---
@@ -99,8 +93,11 @@ def list_group(state: State, group_id: str) -> dict:
     state.group(group_id, allow_removed=True)
     doc_rules = {r["id"]: state.overrides.apply(r) for r in state.doc["rules"]}
     entries = []
-    imperatives = [i for i in (state.ir.imperatives if state.ir else []) if i.group_id == group_id and "pass1" in i.routes]
-    for imp in imperatives:
+    resolved = state.resolved()
+    for found in resolved.rules if resolved is not None else ():
+        imp = found.imperative
+        if imp.group_id != group_id or "pass1" not in imp.routes:
+            continue
         rule = doc_rules.get(imp.id)
         entries.append({
             "id": imp.id,
@@ -111,8 +108,9 @@ def list_group(state: State, group_id: str) -> dict:
             "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.rule_trigger['tool_match'])}], "
                        f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.rule_trigger['patterns'])}]",
             "lexical": f"{imp.marker} → {imp.marker_class}",
-            "inactive": state.reason(imp),
-            "shadowed_by": state.shadowed.get(imp.id, ""),
+            # why it is inactive, a stable code (dsh-rules style): shadowed, the overrides' code, or a dormant skill scope
+            "inactive": found.status or ("dormant-scope" if "skill" in imp.scope else ""),
+            "shadowed_by": found.shadowed_by,
         })
     if state.ir is None:  # no IR: what the rules file alone says
         entries = [{"id": r["id"], "action": r["action"], "severity": r["severity"],

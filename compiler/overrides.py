@@ -18,6 +18,10 @@ ACTIONS = ("block", "warn", "ask", "soft_block", "rewrite")
 SEVERITIES = ("critical", "high", "medium", "low")
 
 
+_OFF_NOTES = {"removed": "removed by the user (overrides file)", "disabled": "disabled by the user (overrides file)",
+              "removed-group": "its source group was removed by the user (overrides file)"}
+
+
 class OverridesError(Exception):
     """The overrides file cannot be read; the message names the file and the problem."""
 
@@ -57,21 +61,27 @@ class Overrides:
             return "disabled"
         return ""
 
-    def apply(self, rule: dict) -> dict:
-        """A distilled rule as the harness will see it (§9): disabled or modified, flagged."""
-        rule = dict(rule)
-        state = self.state(rule["id"], rule["source"]["group_id"])
+    def effect(self, rule_id: str, group_id: str) -> dict:
+        """What the overrides change in a rule (§9), as the fields of its GuardRule to set, in this order: `enabled`
+        and a `note` when switched off; the user's `action`, `severity`, `note` and `user_modified` when modified.
+
+        The one reading of the overrides: compiler/resolve.py applies it before emission, `apply` to a rules file."""
+        changes: dict = {}
+        state = self.state(rule_id, group_id)
         if state:
-            rule["enabled"] = False
-            rule["note"] = {"removed": "removed by the user (overrides file)", "disabled": "disabled by the user (overrides file)",
-                                     "removed-group": "its source group was removed by the user (overrides file)"}[state]
-        modification = self.modifications.get(rule["id"])
+            changes["enabled"] = False
+            changes["note"] = _OFF_NOTES[state]
+        modification = self.modifications.get(rule_id)
         if modification is not None:
-            rule.update({k: v for k, v in modification.items() if k in ("action", "severity")})
+            changes.update({k: v for k, v in modification.items() if k in ("action", "severity")})
             if modification.get("note"):
-                rule["note"] = modification["note"]
-            rule["user_modified"] = True
-        return rule
+                changes["note"] = modification["note"]
+            changes["user_modified"] = True
+        return changes
+
+    def apply(self, rule: dict) -> dict:
+        """A distilled rule as the harness will see it (§9): disabled or modified, flagged (the hook, `list`, `show`)."""
+        return {**rule, **self.effect(rule["id"], rule["source"]["group_id"])}
 
 
 def load(path: Path) -> Overrides:

@@ -16,40 +16,36 @@ GATE_WORDS = {"source": "soft marker in a scan-only source or a skill step", "po
 RUN_ON = "a run-on sentence with more rules than one sentence can hold"
 
 
-def demotions(ir: PolicyIR) -> dict[str, int]:
-    """Gate -> how many proposed rules it sent to Pass 2, in gate order."""
-    found = [i.admission.gate for i in ir.imperatives if i.admission and i.admission.decision == "demoted"]
-    return {gate: found.count(gate) for gate in GATE_WORDS if gate in found}
-
-
 def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:
-    kinds = [s.kind for s in ir.sources]
-    stats = doc["stats"]
+    """The summary of a run: its counts from the resolved view (compiler/resolve.py, the one place they are
+    derived), the lowering backends' counts and the top rules from the distilled document it wrote."""
+    from .resolve import resolve
+
+    stats = resolve(ir).stats
     live = [r for r in doc["rules"] if r.get("enabled", True)]  # a rule the user disabled or removed does not enforce
     top = [r for r in live if r["action"] == "block"] + [r for r in live if r["action"] != "block"]
     return {
-        "sources_scanned": len(ir.sources) + len(ir.errors),
-        "imperative_bearing": sum(1 for k in kinds if k in ("imperative", "imperative-likely")),
-        "scan_only": sum(1 for k in kinds if k in ("scan-only", "mixed")),
-        "failed": len(ir.errors),
-        "imperatives_found": stats["imperatives_found"],
-        "distilled": {label: sum(1 for r in live if r["action"] == action)
-                      for label, action in (("block", "block"), ("ask", "ask"), ("advisory", "warn"))},
-        "user_disabled": len(doc["rules"]) - len(live),
-        "pass2_only": sum(1 for i in ir.imperatives if i.routes == ["pass2"]),
-        "demoted": demotions(ir),
-        "skipped": {k.removeprefix("skipped_"): v for k, v in stats.items() if k.startswith("skipped_")},
-        "conflicts": stats["conflicts"],
-        "removed": stats["removed"],
+        "sources_scanned": stats.files_scanned,
+        "imperative_bearing": stats.imperative_bearing,
+        "scan_only": stats.scan_only,
+        "failed": stats.files_failed,
+        "imperatives_found": stats.imperatives_found,
+        "distilled": {label: stats.enforced[action] for label, action in (("block", "block"), ("ask", "ask"), ("advisory", "warn"))},
+        "user_disabled": stats.user_disabled,
+        "pass2_only": stats.pass2_only,
+        "demoted": stats.demoted,
+        "skipped": {k.removeprefix("skipped_"): v for k, v in stats.skip_counts.items()},
+        "conflicts": stats.conflicts,
+        "removed": stats.removed,
         "output": output,
         "review": review,
         "passes": {
-            "pass1": len(live),
-            "pass2": stats.get("policies_emitted", 0),
-            "cedar": stats.get("cedar_policies", 0),
-            "interlinked": stats.get("interlinked_policies", 0),
-            "pass3": stats.get("prose_entries", 0),
-            "skipped": stats["skipped"],
+            "pass1": stats.enforcing,
+            "pass2": stats.policies,
+            "cedar": doc["stats"].get("cedar_policies", 0),
+            "interlinked": doc["stats"].get("interlinked_policies", 0),
+            "pass3": stats.prose_entries,
+            "skipped": stats.skipped,
         },
         "errors": [e["message"] for e in ir.errors],
         "top_rules": [

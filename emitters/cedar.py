@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import cedarpy
 
 from ..compiler.ir import PolicyIR
+from ..compiler.resolve import Resolved
 from .backend import Backend
 from .cedar_lowering import TARGETS, Target, lower_imperative
 from .render import render
@@ -72,7 +73,7 @@ BACKEND = Backend(
 )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     """{path under the output folder: Cedar text} for every group with Pass 2 policies."""
     from . import lowered_files  # the package imports this module
 

@@ -1,36 +1,38 @@
-"""GuardRule JSON (distilled-rules.json, §8) from the policy IR.
+"""GuardRule JSON (distilled-rules.json, §8) from the resolved view of the policy IR.
 
-A pure function of the IR. Harness facts applied here (interlinked-harness.md):
-every rule is PreToolUse (PostToolUse rules never fire), reasons carry no
-"BLOCKED" prefix (the harness adds one), and the IR's routing decides which
-imperatives are Pass 1 rules.
+A pure function of the view (compiler/resolve.py), which has already decided
+which imperatives are rules, what conflicts settled and what the overrides
+change; this module only writes them down. Harness facts applied here
+(interlinked-harness.md): every rule is PreToolUse (PostToolUse rules never
+fire), reasons carry no "BLOCKED" prefix (the harness adds one), and stricter
+rules come first.
 """
 
 from __future__ import annotations
 
-from ..compiler.conflicts import merged, shadowed
 from ..compiler.ir import STRICTNESS, PolicyIR, lines_label
-from ..compiler.overrides import Overrides
+from ..compiler.resolve import Resolved, ResolvedRule, view
 from . import registry
 from .plan import companions, plan
 
 CATEGORY = "distilled-from-md"
 
 
-def rule_from(imp, label: str, companion: dict | None = None) -> dict:
-    trigger = imp.trigger
-    rule = {
+def rule_from(resolved: ResolvedRule, label: str, companion: dict | None = None) -> dict:
+    imp = resolved.imperative
+    trigger = imp.rule_trigger
+    rule: dict = {
         "id": imp.id,
-        "enabled": True,
+        "enabled": resolved.enabled,
         "trigger": "PreToolUse",
         "tool_match": trigger["tool_match"],
-        "action": imp.action,
+        "action": resolved.action,
         "patterns": trigger["patterns"],
         "reason": f'{imp.file}:{lines_label(imp.lines)} — "{imp.quote}"',
     }
     if imp.suggestion:
         rule["suggestion"] = imp.suggestion
-    rule["severity"] = imp.severity
+    rule["severity"] = resolved.severity
     rule["category"] = CATEGORY
     if trigger.get("keywords"):
         rule["keywords"] = trigger["keywords"]
@@ -50,25 +52,24 @@ def rule_from(imp, label: str, companion: dict | None = None) -> dict:
     if companion:
         rule["companions"] = companion
     rule["distilled_action_reason"] = "; ".join(imp.reasons)
+    if resolved.escalated:
+        rule["distilled_action_reason"] += f"; action {imp.action} -> {resolved.escalated}: the strictest of a conflict (§10)"
     rule["confidence"] = imp.confidence
+    if resolved.note:
+        rule["note"] = resolved.note
+    if resolved.user_modified:
+        rule["user_modified"] = True
     return rule
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict:
-    """The distilled-rules.json document for an IR."""
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict:
+    """The distilled-rules.json document for an IR (resolved with the overrides it records) or a resolved view."""
+    resolved = view(ir)
+    ir = resolved.ir
     labels = {s.group_id: s.group_label for s in ir.sources}
-    groups = groups or plan(ir, target)
+    groups = groups or plan(resolved, target)
     sidecars = {e.imperative.id: companions(g, e) for g in groups for e in g.entries}
-    overrides = Overrides.from_json(ir.overrides)
-    losers, settled = shadowed(ir), merged(ir)
-    rules = []
-    for imp in ir.imperatives:
-        if "pass1" in imp.routes and imp.id not in losers:
-            rule = rule_from(imp, labels.get(imp.group_id, imp.group_id), sidecars.get(imp.id))
-            if imp.id in settled and settled[imp.id]["action"] != rule["action"]:
-                rule.update(settled[imp.id])
-                rule["distilled_action_reason"] += f"; action {imp.action} -> {rule['action']}: the strictest of a conflict (§10)"
-            rules.append(overrides.apply(rule))
+    rules = [rule_from(r, labels.get(r.imperative.group_id, r.imperative.group_id), sidecars.get(r.id)) for r in resolved.guardrules]
     # The harness returns on the first block or ask that matches, so stricter rules come first:
     # an ask on `git push` must never be reached before a block on `git push --force`.
     rules.sort(key=lambda r: -STRICTNESS.get(r["action"], 0))
@@ -76,7 +77,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
         {"file": s.file, "lines": s.lines, "quote": s.quote, "reason": s.reason, "marker_class": s.marker_class}
         for s in ir.skipped
     ]
-    counts = {a: sum(1 for r in rules if r["action"] == a) for a in ("block", "ask", "warn")}
+    stats = resolved.stats
     backends = registry.BACKENDS
     return {
         "version": 1,
@@ -94,17 +95,17 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
         + [g.path(b.kind) for b in backends if b.extends for g in groups if g.has_file(b)],
         "prose_emitted": [g.path("prose.md") for g in groups if g.has_prose],
         "stats": {
-            "files_scanned": len(ir.sources),
-            "imperatives_found": len(ir.imperatives) + len(ir.skipped),
-            "distilled_block": counts["block"],
-            "distilled_ask": counts["ask"],
-            "distilled_advisory": counts["warn"],
-            "policies_emitted": sum(len(g.entries) for g in groups),
+            "files_scanned": stats.files_scanned,
+            "imperatives_found": stats.imperatives_found,
+            "distilled_block": stats.distilled["block"],
+            "distilled_ask": stats.distilled["ask"],
+            "distilled_advisory": stats.distilled["warn"],
+            "policies_emitted": stats.policies,
             **{b.stat: sum(1 for g in groups for e in g.entries if e.policies(b.name)) for b in backends},
-            "prose_entries": sum(len(g.prose) + len(g.principles) for g in groups),
-            **ir.skip_counts(),
-            "skipped": len(skipped),
-            "conflicts": len(ir.conflicts),
-            "removed": len(ir.removed),
+            "prose_entries": stats.prose_entries,
+            **stats.skip_counts,
+            "skipped": stats.skipped,
+            "conflicts": stats.conflicts,
+            "removed": stats.removed,
         },
     }

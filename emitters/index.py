@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from ..compiler.resolve import Resolved, view
 from . import registry
 from .plan import POLICIES_DIR, plan
 from .render import render
 from .text import md_code
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+    resolved = view(ir)
     rows = []
-    groups = groups or plan(ir, target)
+    groups = groups or plan(resolved, target)
     backends = registry.BACKENDS
     for g in groups:
         kinds = ["policy.md"] * bool(g.entries) + [b.kind for b in backends if g.has_file(b)] + ["prose.md"] * g.has_prose
@@ -22,7 +24,7 @@ def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -
             "counts": [sum(len(e.policies(b.name)) for e in g.entries) for b in backends],
             "prose_count": len(g.prose) + len(g.principles),
         })
-    text = render("index.md.j2", groups=rows, backends=backends, target=target, skipped=len(ir.skipped))
+    text = render("index.md.j2", groups=rows, backends=backends, target=target, skipped=resolved.stats.skipped)
     shared = [g for g in groups if g.shares_stem]
     if shared:
         text += ("\nThese groups' names map to the same file name, so each file name carries a suffix from its group id: "

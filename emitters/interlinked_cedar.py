@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..compiler.ir import PolicyIR
+from ..compiler.resolve import Resolved
 from .backend import Backend
 from .cedar import render_cedar
 from .cedar_lowering import TARGETS, lower_imperative
@@ -38,7 +39,7 @@ BACKEND = Backend(
 )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     from . import lowered_files  # the package imports this module
 
     return lowered_files(BACKEND, ir, target, groups)

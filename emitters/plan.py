@@ -13,9 +13,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from ..compiler.conflicts import shadowed
 from ..compiler.ir import Imperative, PolicyIR
-from ..compiler.overrides import Overrides
+from ..compiler.resolve import Resolved, view
 from . import registry
 from .backend import Backend, Omitted
 from .text import file_stem
@@ -70,24 +69,21 @@ class Group:
         return bool(self.prose or self.principles)
 
 
-def plan(ir: PolicyIR, cedar_target: str = "sondera-v2") -> list[Group]:
+def plan(ir: PolicyIR | Resolved, cedar_target: str = "sondera-v2") -> list[Group]:
+    """The groups of a run: its policies and principles as resolved (no conflict loser, nothing the overrides switch off)."""
+    resolved = view(ir)
     backends = registry.BACKENDS
     groups: dict[str, Group] = {}
-    for source in ir.sources:
+    for source in resolved.ir.sources:
         group = groups.setdefault(source.group_id, Group(source.group_id, file_stem(source.group_id), source.scope,
                                                          backends=backends))
         group.texts[source.file] = source.text
-    overrides = Overrides.from_json(ir.overrides)
-    losers = shadowed(ir)
-    for imp in ir.imperatives:
+    for imp in resolved.policies:
         group = groups[imp.group_id]
-        if imp.id in losers or overrides.state(imp.id, imp.group_id):
-            continue  # the conflict winner speaks for it; a removed or disabled rule is not a policy
-        if "pass2" in imp.routes:
-            group.entries.append(Entry(len(group.entries) + 1, imp, lower(imp, cedar_target, backends)))
-        if "pass3" in imp.routes:
-            group.principles.append(imp)
-    for block in ir.prose:
+        group.entries.append(Entry(len(group.entries) + 1, imp, lower(imp, cedar_target, backends)))
+    for imp in resolved.principles:
+        groups[imp.group_id].principles.append(imp)
+    for block in resolved.ir.prose:
         groups[block.group_id].prose.append(block)
     _unique_stems(groups.values())
     return [groups[g] for g in sorted(groups)]

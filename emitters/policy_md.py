@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from ..compiler.resolve import Resolved, view
 from .backend import Omitted
 from .plan import Group, plan
 from .render import render
@@ -57,5 +58,6 @@ def render_group(group: Group, generated_at: str) -> str:
     )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
-    return {g.path("policy.md"): render_group(g, ir.distilled_at) for g in groups or plan(ir, target) if g.entries}
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+    resolved = view(ir)
+    return {g.path("policy.md"): render_group(g, resolved.ir.distilled_at) for g in groups or plan(resolved, target) if g.entries}

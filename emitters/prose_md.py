@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..compiler.ir import PolicyIR
+from ..compiler.resolve import Resolved
 from .plan import Group, plan
 from .render import render
 from .text import md_code, one_line, title
@@ -37,5 +38,5 @@ def render_group(group: Group) -> str:
     )
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
     return {g.path("prose.md"): render_group(g) for g in groups or plan(ir, target) if g.has_prose}

@@ -8,6 +8,7 @@ from collections import Counter
 
 from ..compiler.ir import PolicyIR
 from ..compiler.report import GATE_WORDS, RUN_ON
+from ..compiler.resolve import Resolved, view
 from .plan import POLICIES_DIR
 from .render import render
 from .text import md_code
@@ -38,7 +39,8 @@ def rewrite(item) -> str:
     return _REWRITES[item.marker_class].format(marker=md_code(item.marker))
 
 
-def emit(ir: PolicyIR, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | None = None) -> dict[str, str]:
+    ir = view(ir).ir
     by_group: dict[str, list] = {}
     for item in ir.skipped:
         by_group.setdefault(item.group_id, []).append(item)
