@@ -184,8 +184,9 @@ def test_twelve_parallel_disables_are_all_recorded(tmp_path):
     ids = [r["id"] for r in json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["rules"]]
     assert len(ids) == 12
     cmd = [sys.executable, "-m", "policyc.compiler.cli"]
+    env = {**os.environ, "POLICYC_LOCK_TIMEOUT": "600"}  # each waits its turn however slow the machine: no update may be lost
     with ThreadPoolExecutor(max_workers=12) as pool:
-        runs = list(pool.map(lambda i: subprocess.run([*cmd, "disable", i, "--root", str(root)], capture_output=True, text=True), ids))
+        runs = list(pool.map(lambda i: subprocess.run([*cmd, "disable", i, "--root", str(root)], capture_output=True, text=True, env=env), ids))
     assert [r.returncode for r in runs] == [0] * 12, [r.stderr for r in runs]
     overrides = json.loads((root / ".interlinked" / "distilled-rules.overrides.json").read_text())
     assert sorted(overrides["disabled_rule_ids"]) == sorted(ids)
