@@ -183,7 +183,8 @@ def _kind(imp, source, data: _Data):
             plain = "/" not in value and not any(c in value for c in "*?") and not value.startswith(".")
             extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
             if any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions):
-                return f"`{value}` is not a file path", None
+                return (f"`{value}` is not surely a file path (a bare name without a known extension, or a shape like "
+                        "`and/or`, an e-mail address, a URL or `console.log`), so no path rule is built on it"), None
     prose = [o["text"] for o in imp.clause.get("objects", []) if o.get("kind") == "path" and o["text"] in values]
     if kind == "content" and prose:
         return f"`{prose[0]}` is written without backticks: words of the sentence, not code", None
