@@ -183,22 +183,22 @@ def _result_words(imp: Imperative) -> str:
     return f"{hook}, {imp.action} ({imp.severity}), id {imp.id}; goes to {_routes(imp.routes)}"
 
 
-def _entries(found: Journey) -> list[tuple[list[int], str, Reading | None, Candidate | None, Imperative | None]]:
-    """One entry per sentence, in source order: (lines, quote, its reading, its candidate, its imperative)."""
+def _entries(found: Journey) -> list[tuple[list[int], str, Unit | None, Reading | None, Candidate | None, Imperative | None]]:
+    """One entry per sentence, in source order: (lines, quote, its unit, reading, candidate and imperative, as far as they go)."""
     decided: list[Imperative | None] = list(found.imperatives) if found.imperatives else [None] * len(found.candidates)
     pairs = list(zip(found.candidates, decided))
     by_reading: dict[int, tuple[Candidate | None, Imperative | None]] = {id(c.reading): (c, imp) for c, imp in pairs}
     rows: list = []
     for c, imp in pairs:
         if c.reading is None:  # an OMP rule, from the frontmatter
-            rows.append((c.imperative.lines, c.imperative.quote, None, c, imp))
+            rows.append((c.imperative.lines, c.imperative.quote, None, None, c, imp))
     if found.units is None:
         return rows
     readings: list[Reading | None] = list(found.readings) if found.readings else [None] * len(found.units.units)
     for unit, reading in zip(found.units.units, readings):
         cand, decided_imp = by_reading.get(id(reading), (None, None)) if reading is not None else (None, None)
-        lines, quote = (reading.lines, reading.quote) if reading is not None else (_unit_lines(unit), "")
-        rows.append((lines, quote, reading, cand, decided_imp))
+        lines, quote = (reading.lines, reading.quote) if reading is not None else (_unit_lines(unit), _unit_quote(unit))
+        rows.append((lines, quote, unit, reading, cand, decided_imp))
     return rows
 
 
@@ -224,10 +224,9 @@ def render_text(found: Journey) -> str:
     rows = _entries(found)
     if not rows:
         out.append("No sentence has a rule word (never, must, always, avoid, should, ...), so no rule comes from this file.")
-    for lines, quote, reading, cand, imp in rows:
-        unit = reading.unit if reading is not None else None
+    for lines, quote, unit, reading, cand, imp in rows:
         out.append("")
-        out.append(f"{_lines(lines)}: {quote or (_unit_quote(unit) if unit else '')!r}")
+        out.append(f"{_lines(lines)}: {quote!r}")
         if unit is None and cand is not None:
             out.append("  units       the OMP rule's frontmatter condition (not a sentence of the body)")
         if unit is not None:
@@ -263,8 +262,7 @@ def to_json(found: Journey) -> dict:
         doc["blocks"] = [{"kind": b.kind, "lines": [b.start, b.end], "depth": b.depth, "text": b.text} for b in found.blocks]
         return doc
     sentences = []
-    for lines, quote, reading, cand, imp in _entries(found):
-        unit = reading.unit if reading is not None else None
+    for lines, quote, unit, reading, cand, imp in _entries(found):
         record: dict = {"lines": lines, "quote": quote}
         if unit is not None:
             record["unit"] = _unit_json(unit)

@@ -121,12 +121,19 @@ def test_explain_verb_prints_each_sentence_journey(tmp_path, capsys):
     assert "demoted by the scope gate" in out
     assert "a question, not an instruction" in out
     assert "a hook rule, block (critical), id enforce-local-agents-md-no-git-push-force" in out
+    assert cli.main(["explain", str(tmp_path / "AGENTS.md"), "--stage", "units"]) == 0
+    out = capsys.readouterr().out
+    assert "line 11: 'git push --force'\n  units       a line of a fenced list under \"Project rules > Safety\"" in out
+    assert "clauses" not in out
     assert cli.main(["explain", str(tmp_path / "AGENTS.md"), "--stage", "clauses"]) == 0
     out = capsys.readouterr().out
     assert "candidates" not in out and "  clauses     verb 'run'; about `rm -rf /`" in out
     assert cli.main(["explain", str(tmp_path / "AGENTS.md"), "--stage", "blocks", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["stage"] == "blocks" and doc["blocks"][4]["kind"] == "code"
+    assert cli.main(["explain", str(tmp_path / "AGENTS.md"), "--stage", "units", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sentences"][3]["quote"] == "git push --force" and doc["sentences"][3]["unit"]["lead"]["lines"] == [8, 8]
     assert cli.main(["explain", str(tmp_path / "AGENTS.md"), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [s["lines"][0] for s in doc["sentences"]] == [3, 4, 8, 11, 14, 15, 16]
