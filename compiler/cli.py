@@ -13,6 +13,7 @@
     policyc hook install claude [--project|--local|--user] [--dry-run] | hook uninstall claude [...]
     policyc diff OLD NEW | --git REV [REV2] [--exit-code] [--fail-on weaken] [--format text|json|markdown|sarif|github]
     policyc export sondera DIR [--check] [--root DIR] [--out DIR] [--format text|json]
+    policyc explain FILE [--stage blocks|units|clauses|candidates|admission] [--root DIR] [--format text|json]
 
 Exit codes: 0 success, 1 a self-check failed or a source could not be read
 (diff: differences with --exit-code, weakening with --fail-on weaken; compile --check and
@@ -34,6 +35,7 @@ from .. import __version__
 CEDAR_TARGETS = ("sondera-v1", "sondera-v2")
 DEFAULT_CEDAR_TARGET = "sondera-v2"  # emitters.cedar_lowering.DEFAULT_TARGET
 FINDING_FORMATS = ("text", "json", "sarif", "github")  # sarif: SARIF 2.1.0; github: workflow-command annotations
+EXPLAIN_STAGES = ("blocks", "units", "clauses", "candidates", "admission")  # compiler.explain.STAGES; a test keeps them equal
 
 
 def _common(p, out_required=False, formats=("text", "json")):
@@ -128,6 +130,14 @@ def _export_arguments(exp) -> None:
     _common(exp)
 
 
+def _explain_arguments(exp) -> None:
+    exp.add_argument("file", help="a rule file (AGENTS.md, CLAUDE.md, a .cursor/rules/*.mdc, ...)")
+    exp.add_argument("--stage", choices=EXPLAIN_STAGES, default=EXPLAIN_STAGES[-1],
+                     help="stop after this stage (default: admission, the whole journey); blocks lists the markdown blocks")
+    exp.add_argument("--root", help="the project root the file's path is read from (default: nearest git root above the file)")
+    exp.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _one(name: str):
     return lambda p: _common(p).add_argument(name)
 
@@ -152,6 +162,7 @@ VERBS: tuple[tuple, ...] = (
     ("hook", "enforce the rules where the agent runs: a Claude Code PreToolUse hook", _hook_arguments, {}),
     ("diff", "what changed in enforcement between two IRs or two git revisions", _diff_arguments, {}),
     ("export", "write the Sondera v2 Cedar of every group in Sondera's layout (one policy per file)", _export_arguments, {}),
+    ("explain", "why each sentence of a rule file became a rule, or none: its journey through every stage", _explain_arguments, {}),
 )
 
 

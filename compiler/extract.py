@@ -1,11 +1,19 @@
-"""Extraction: one source's blocks -> imperatives and skipped items (§4-§7).
+"""Extraction: one source's blocks -> imperatives and skipped items (§4-§7), in stages.
 
-Walks the blocks in order, keeping the heading path and the last lead line
-("Never run these commands:") so that list items and fenced lines under them
-inherit their marker (§4 forbidden and required lists). Each sentence with a
-§5 marker becomes an Imperative that proposes a rule (its trigger, action and
-scope), or a Skipped item; compiler/admission.py decides whether a proposed
-rule enters Pass 1.
+Each stage is a function of the one before it, and returns plain data that can
+be printed (`policyc explain` does):
+
+1. `blocks(source)`: the markdown blocks of the body, with their line spans.
+2. `units(source, blocks)`: walks the blocks in order, keeping the heading path
+   and the last lead line ("Never run these commands:") so that list items and
+   fenced lines under them inherit their marker (§4 forbidden and required
+   lists); every sentence with a §5 marker becomes a `Unit`.
+3. `clauses(source, units)`: each unit's quote and the `Clause` its governing
+   marker rules, or the `Skipped` item it becomes (run-on, hedged, a question).
+4. `candidates(source, readings)`: the `Imperative` each clause proposes (its
+   trigger, action, scope and routes).
+
+compiler/admission.py then decides whether a proposed rule enters Pass 1.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 import yaml
 
@@ -60,20 +69,75 @@ def prose_section(heading: str) -> str:
     return ""
 
 
+class Heading(NamedTuple):
+    """A heading on the path above a block."""
+
+    level: int
+    polar: Marker | None  # the polarity it gives the items under it (`## NEVER`), or None
+    title: str
+    section: str  # the Pass 3 section it opens (its own, or its parent's), or ''
+
+
 @dataclass(slots=True)
-class _Lead:
+class Lead:
+    """The marker a lead line ("Never run these commands:") or a polarity heading hands to what follows."""
+
     marker: Marker
     block: Block
-    quote: str
+    quote: str  # '' for a heading's polarity
 
 
 @dataclass(slots=True)
-class Unit:
+class Span:
     """A span of text to read: a block, one table cell, or one fenced line."""
 
     block: Block
     text: str  # same length per line as the source lines, markup blanked out
-    inherited: _Lead | None = None
+    inherited: Lead | None = None
+
+
+@dataclass(slots=True)
+class Unit:
+    """Stage 2: one marked sentence (or one line of a fenced list) with the context it is read in."""
+
+    span: Span
+    start: int  # [start, end) of the sentence in span.text
+    end: int
+    sentence: Sentence | None  # None: a line of a fenced list, which names one command
+    markers: list[Marker]  # the sentence's own rule words
+    governing: Marker | None  # the strongest of them, else the inherited one (index -1); None for a run-on
+    headings: tuple[Heading, ...]  # the heading path above it
+    role: str = "rule"  # rule | lead (only announces the list below it) | run-on (too many rule words or names)
+    why: str = ""  # a run-on's reason
+    objects: list[ClauseObject] | None = None  # a fenced line: the command it names
+
+
+@dataclass(slots=True)
+class Units:
+    """Stage 2's output: the units in source order, and the Pass 3 prose blocks met on the way."""
+
+    units: list[Unit]
+    prose: list[Prose]
+
+
+@dataclass(slots=True)
+class Reading:
+    """Stage 3: a unit's verbatim quote and line span, and the clause read for its governing marker,
+    or why it has none (`skipped`: a run-on, hedged or a question; neither: a lead line or no text)."""
+
+    unit: Unit
+    quote: str
+    lines: list[int]
+    clause: Clause | None = None
+    skipped: Skipped | None = None
+
+
+@dataclass(slots=True)
+class Candidate:
+    """Stage 4: the imperative a reading proposes (its trigger, action, scope and routes), before admission."""
+
+    reading: Reading | None  # None: an OMP rule, read from the frontmatter
+    imperative: Imperative
 
 
 def _blank_prefix(line: str) -> str:
@@ -81,15 +145,15 @@ def _blank_prefix(line: str) -> str:
     return " " * len(m.group(1)) + line[len(m.group(1)) :] if m else line
 
 
-def _units(block: Block) -> list[Unit]:
+def _spans(block: Block) -> list[Span]:
     if block.kind in ("paragraph", "item", "quote", "heading"):
         lines = list(block.lines)
         lines[0] = _blank_prefix(lines[0])
         if block.kind == "quote":
             lines = [_blank_prefix(line) for line in lines]
-        return [Unit(block, "\n".join(lines))]
+        return [Span(block, "\n".join(lines))]
     if block.kind == "table":
-        units = []
+        spans = []
         for offset, row in enumerate(block.lines):
             if set(row.strip()) <= set("|-: "):
                 continue
@@ -99,13 +163,13 @@ def _units(block: Block) -> list[Unit]:
                 cell = row[a + 1 : b]
                 if cell.strip():
                     text = "\n" * offset + " " * (a + 1) + cell
-                    units.append(Unit(block, text))
-        return units
+                    spans.append(Span(block, text))
+        return spans
     return []
 
 
 def _line_of(text: str, offset: int) -> tuple[int, int]:
-    """0-based (line index, column) of a character offset in unit text."""
+    """0-based (line index, column) of a character offset in span text."""
     line = text.count("\n", 0, offset)
     return line, offset - (text.rfind("\n", 0, offset) + 1)
 
@@ -124,18 +188,34 @@ def _is_lead(sentence_text: str) -> bool:
     return sentence_text.rstrip(" *_`").endswith(":")
 
 
-class Extractor:
-    """Per-source extraction state; `run()` fills imperatives, skipped and prose."""
+# -- Stage 1: blocks ---------------------------------------------------------------------------------
+
+
+def blocks(source: Source) -> list[Block]:
+    """Stage 1: the markdown blocks of a source's body, with their exact line spans."""
+    return list(parse_blocks(source.lines[source.body_start - 1 :], first_line=source.body_start))
+
+
+# -- Stage 2: units ----------------------------------------------------------------------------------
+
+
+def units(source: Source, blocks: list[Block]) -> Units:
+    """Stage 2: walk the blocks in order, keeping the heading path and the last lead line, and
+    return every marked sentence with the marker it is governed by (its own strongest, else the
+    one its lead line or heading hands it), and the Pass 3 prose blocks."""
+    walk = _Walk(source)
+    walk.run(blocks)
+    return Units(walk.units, walk.prose)
+
+
+class _Walk:
+    """Stage 2's state while it walks one source's blocks."""
 
     def __init__(self, source: Source):
         self.source = source
         self.ladder = load_ladder()
-        self.lexicon = load_lexicon()
-        self.imperatives: list[Imperative] = []
-        self.skipped: list[Skipped] = []
+        self.units: list[Unit] = []
         self.prose: list[Prose] = []
-        roles = load_conventions().roles
-        self.role_ok = not source.role or source.role in roles
         self.marked = self.ladder.marked_lines(source.text)  # one pre-filter pass per file
         self.recent: tuple[Marker, Block] | None = None  # the last marker read, and its block
 
@@ -143,16 +223,13 @@ class Extractor:
         i = bisect_left(self.marked, block.start)
         return i < len(self.marked) and self.marked[i] <= block.end
 
-    def run(self) -> None:
-        if self.source.convention.name == "omp":
-            self._omp_rule()
-        body = self.source.lines[self.source.body_start - 1 :]
-        headings: list[tuple[int, Marker | None, str, str]] = []  # (level, polarity marker, text, prose section)
-        lead: _Lead | None = None
-        for block in parse_blocks(body, first_line=self.source.body_start):
+    def run(self, blocks: list[Block]) -> None:
+        headings: list[Heading] = []
+        lead: Lead | None = None
+        for block in blocks:
             previous, self.recent = self.recent, None
             if block.kind == "heading":
-                headings = [h for h in headings if h[0] < block.depth]
+                headings = [h for h in headings if h.level < block.depth]
                 headings.append(self._heading(block, headings))
                 lead = None
             elif block.kind == "code":
@@ -160,160 +237,235 @@ class Extractor:
                     self._fenced_list(block, lead, headings)
                 lead = None
             else:
-                if headings and headings[-1][3] and block.kind != "html":
+                if headings and headings[-1].section and block.kind != "html":
                     self.prose.append(Prose(self.source.group_id, self.source.file, [block.start, block.end],
-                                            headings[-1][3], headings[-1][2], block.text))
+                                            headings[-1].section, headings[-1].title, block.text))
                 lead = self._read_block(block, headings, lead, previous)
 
-    def _heading(self, block: Block, parents) -> tuple[int, Marker | None, str, str]:
+    def _heading(self, block: Block, parents: list[Heading]) -> Heading:
         """A heading's level, the polarity it gives the items under it (`## NEVER`), its text and
         Pass 3 section (its own, or its parent's)."""
-        sentences = split_sentences(_units(block)[0].text, self.ladder.may_have_marker) if self._may_have_marker(block) else []
+        sentences = split_sentences(_spans(block)[0].text, self.ladder.may_have_marker) if self._may_have_marker(block) else []
         markers = find_markers(sentences[0]) if sentences else []
         polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
         title = block.text.strip("# ").strip()
-        return block.depth, polar, title, prose_section(title) or (parents[-1][3] if parents else "")
+        return Heading(block.depth, polar, title, prose_section(title) or (parents[-1].section if parents else ""))
 
-    def _read_block(self, block: Block, headings, lead: _Lead | None, previous) -> _Lead | None:
+    def _read_block(self, block: Block, headings: list[Heading], lead: Lead | None, previous) -> Lead | None:
         """Read a paragraph, item, table or quote; returns the lead that governs the blocks after it."""
         if lead and not (block.kind == "item" and block.depth > (lead.block.depth if lead.block.kind == "item" else -1)):
             lead = None
         inherited = lead
         if inherited is None and block.kind == "item":
-            polar = next((h[1] for h in reversed(headings) if h[1] is not None), None)
+            polar = next((h.polar for h in reversed(headings) if h.polar is not None), None)
             if polar is not None:
-                inherited = _Lead(polar, block, "")
+                inherited = Lead(polar, block, "")
         if inherited is not None or self._may_have_marker(block):
-            for unit in _units(block):
-                unit.inherited = inherited
-                lead = self._read_unit(unit, headings) or lead
+            for span in _spans(block):
+                span.inherited = inherited
+                lead = self._read_span(span, headings) or lead
         if lead is None and previous and block.kind == "paragraph" and _EXAMPLES_OF.match(block.text.strip(" *_")):
             # "Do NOT create summary files. Examples include:" + a list: the
             # unmarked colon line hands the previous marker to the list
             marker, before = previous
             if before.end >= block.start - 2:
-                lead = _Lead(marker, block, " ".join(block.text.split()))
+                lead = Lead(marker, block, " ".join(block.text.split()))
         return lead
 
-    def _omp_rule(self) -> None:
-        """An OMP rule delivers its text when its frontmatter `condition` matches (dsh-rules seed:
-        none of them blocks a write): guidance, so a warn that carries the rule's body, never a block."""
-        fm = self.source.frontmatter
-        trigger, why_not = omp_trigger(fm, self.lexicon)
-        if trigger is None and not why_not:
-            return
-        line = next((n for n, text in enumerate(self.source.lines, 1) if text.startswith(("condition:", "ttsr_trigger:"))), 1)
-        quote = " ".join(self.source.lines[line - 1].split())
-        body = " ".join("\n".join(self.source.lines[self.source.body_start - 1 :]).split())
-        markers = [m for s in split_sentences(body) for m in find_markers(s, self.ladder)]
-        found = strongest(markers, self.ladder)
-        # the marker is one the text has: the body's strongest, else the `condition:` key itself
-        text = found.text if found and self.ladder.classes[found.marker_class].polarity != "hedged" else quote.split(" ", 1)[0]
-        marker = Marker(text, "advisory", False, -1)
-        clause = Clause(marker=marker, scope_text=quote)
-        imperative = build_imperative(self.source, quote, [line, line], marker, self.ladder.classes["advisory"], clause,
-                                      trigger, {"omp": True}, self.role_ok)
-        imperative.reasons.append("an OMP rule is guidance delivered when its condition matches: a warn, never a block")
-        if trigger is None:
-            imperative.reasons.append(why_not)
-        elif body:
-            imperative.suggestion = body
-        self.imperatives.append(imperative)
-
-    def _fenced_list(self, block: Block, lead: _Lead, headings) -> None:
+    def _fenced_list(self, block: Block, lead: Lead, headings: list[Heading]) -> None:
         for offset, line in enumerate(block.lines[1:-1] if len(block.lines) > 1 else (), start=1):
             command = line.strip()
             if not command or _COMMENT_LINE.match(command) or block.start + offset == block.end and command.startswith(("```", "~~~")):
                 continue
-            unit = Unit(block, "\n".join(block.lines), inherited=lead)
+            span = Span(block, "\n".join(block.lines), inherited=lead)
             start = sum(len(x) + 1 for x in block.lines[:offset]) + line.index(command)
-            self._imperative_from(unit, None, start, start + len(command), [], lead.marker,
-                                  [{"kind": "code", "text": command}], headings)
+            self.units.append(Unit(span, start, start + len(command), None, [], lead.marker, tuple(headings),
+                                   objects=[{"kind": "code", "text": command}]))
 
-    def _read_unit(self, unit: Unit, headings) -> _Lead | None:
-        """Read every sentence of a unit; return a lead marker if the unit introduces a list."""
+    def _read_span(self, span: Span, headings: list[Heading]) -> Lead | None:
+        """Every marked sentence of a span becomes a unit; returns a lead marker if the span introduces a list."""
         new_lead = None
-        if _BAD_EXAMPLE.search(unit.text.lstrip()[:12]):
+        if _BAD_EXAMPLE.search(span.text.lstrip()[:12]):
             return None
-        sentences = split_sentences(unit.text, None if unit.inherited else self.ladder.may_have_marker)
+        sentences = split_sentences(span.text, None if span.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
             if markers and (run_on := _run_on(sentence, markers)):
-                quote, lines = _quote(unit.block, unit.text, sentence.start, sentence.end)
-                self.skipped.append(Skipped(self.source.group_id, self.source.file, lines, quote, markers[0].text,
-                                            "skip-no-imperative", f"{RUN_ON}: {run_on}"))
+                self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, None, tuple(headings),
+                                       role="run-on", why=run_on))
                 continue
-            governing = strongest(markers, self.ladder, sentence) or (replace(unit.inherited.marker, index=-1) if unit.inherited else None)
+            governing = strongest(markers, self.ladder, sentence) or (replace(span.inherited.marker, index=-1) if span.inherited else None)
             if governing is None:
                 continue
-            self.recent = (governing, unit.block)
-            if sentence.last and _is_lead(unit.text[sentence.start : sentence.end]):
-                quote, _ = _quote(unit.block, unit.text, sentence.start, sentence.end)
-                new_lead = _Lead(governing, unit.block, quote)
+            self.recent = (governing, span.block)
+            role = "rule"
+            if sentence.last and _is_lead(span.text[sentence.start : sentence.end]):
+                quote, _ = _quote(span.block, span.text, sentence.start, sentence.end)
+                new_lead = Lead(governing, span.block, quote)
                 if not any(t.type == "CODE" for t in sentence.tokens):
-                    continue  # "Never run these commands:" only announces its list
-            self._imperative_from(unit, sentence, sentence.start, sentence.end, markers, governing, None, headings)
+                    role = "lead"  # "Never run these commands:" only announces its list
+            self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, governing, tuple(headings), role=role))
         return new_lead
 
-    def _other_clause(self, sentence: Sentence, markers: list[Marker], governing: Marker, clause: Clause):
-        """Every clause is read with its own marker: when the governing one names nothing concrete,
-        the next clause that does gives the trigger ("You should not run pytest … — always use
-        `breeze`"); the strongest marker still decides the action."""
-        for other in _by_strength(markers, self.ladder):
-            cls = self.ladder.classes[other.marker_class]
-            if other == governing or other.text in self.ladder.headers or cls.polarity == "hedged":
-                continue
-            candidate = read_clause(sentence, markers, other, self.lexicon)
-            if candidate.marker != other or candidate.sequence:
-                continue
-            trigger = infer_trigger(candidate, cls.polarity, self.lexicon)
-            if trigger is not None:
-                return candidate, trigger
-        return clause, None
 
-    def _imperative_from(self, unit: Unit, sentence: Sentence | None, start: int, end: int,
-                         markers: list[Marker], governing: Marker, objects: list[ClauseObject] | None,
-                         headings=()) -> None:
-        source = self.source
-        quote, lines = _quote(unit.block, unit.text, start, end)
-        if not quote:
-            return
-        cls = self.ladder.classes[governing.marker_class]
-        if cls.polarity == "hedged":
-            self.skipped.append(Skipped(source.group_id, source.file, lines, quote, governing.text,
-                                        "skip-hedged", f"hedged: '{governing.text}'"))
-            return
-        if sentence is not None:
-            clause = read_clause(sentence, markers, governing, self.lexicon)
-        else:
-            clause = Clause(marker=governing, objects=objects or [])
-            clause.scope_text = " ".join(o["text"].lower() for o in clause.objects)
-        if sentence is not None and unit.text[sentence.start : sentence.end].rstrip().endswith("?"):
-            self.skipped.append(Skipped(source.group_id, source.file, lines, quote, governing.text,
-                                        "skip-no-imperative", "a question, not an instruction"))
-            return
-        trigger = None if clause.sequence else infer_trigger(clause, cls.polarity, self.lexicon)
-        if trigger is None and not clause.sequence and sentence is not None:
-            clause, trigger = self._other_clause(sentence, markers, governing, clause)
-        if trigger is not None and trigger.kind != "mcp" and all(p["field"] != "command" for p in trigger.patterns):
-            section = self.lexicon.section_scope([h[2] for h in headings])
-            if section and section not in trigger.file_scope:  # "## Testing": the heading scopes the file rules under it
-                trigger.file_scope = f"^(?=.*{trigger.file_scope})(?=.*{section})" if trigger.file_scope else section
-        context = {}
-        if headings:
-            context["heading"] = headings[-1][2]
-        if source.convention.name == "skill" and unit.block.kind == "item" and _STEP.match(unit.block.lines[0]):
-            context["step"] = True  # a numbered step of the skill's procedure
-        if unit.inherited is not None and unit.inherited.quote:
-            context["lead"] = unit.inherited.quote
-            context["lead_lines"] = [unit.inherited.block.start, unit.inherited.block.end]
-        imperative = build_imperative(source, quote, lines, clause.marker, cls, clause, trigger, context, self.role_ok)
-        if clause.sequence:
-            imperative.sequence = infer_sequence(clause, self.lexicon)
-        if "pass1" not in imperative.routes and (cls.name == "advisory" or (headings and headings[-1][3])):
-            imperative.routes = with_reviewer(imperative.routes)  # quality and principle rules also inform the reviewer
-            imperative.reasons.append("rationale to Pass 3 prose (§15.1)")
-        self.imperatives.append(imperative)
+# -- Stage 3: clauses --------------------------------------------------------------------------------
+
+
+def clauses(source: Source, units: list[Unit]) -> list[Reading]:
+    """Stage 3: each unit's quote, and the clause its governing marker rules; a run-on, a hedge
+    ("consider", "prefer") or a question is set aside as a Skipped item."""
+    return [_reading(source, unit) for unit in units]
+
+
+def _reading(source: Source, unit: Unit) -> Reading:
+    span = unit.span
+    quote, lines = _quote(span.block, span.text, unit.start, unit.end)
+    reading = Reading(unit, quote, lines)
+    if unit.role == "run-on":
+        reading.skipped = Skipped(source.group_id, source.file, lines, quote, unit.markers[0].text,
+                                  "skip-no-imperative", f"{RUN_ON}: {unit.why}")
+        return reading
+    governing = unit.governing
+    if unit.role == "lead" or not quote or governing is None:
+        return reading
+    ladder = load_ladder()
+    if ladder.classes[governing.marker_class].polarity == "hedged":
+        reading.skipped = Skipped(source.group_id, source.file, lines, quote, governing.text,
+                                  "skip-hedged", f"hedged: '{governing.text}'")
+        return reading
+    if unit.sentence is not None:
+        clause = read_clause(unit.sentence, unit.markers, governing, load_lexicon())
+    else:
+        clause = Clause(marker=governing, objects=unit.objects or [])
+        clause.scope_text = " ".join(o["text"].lower() for o in clause.objects)
+    if unit.sentence is not None and span.text[unit.start : unit.end].rstrip().endswith("?"):
+        reading.skipped = Skipped(source.group_id, source.file, lines, quote, governing.text,
+                                  "skip-no-imperative", "a question, not an instruction")
+        return reading
+    reading.clause = clause
+    return reading
+
+
+def skipped(readings: list[Reading]) -> list[Skipped]:
+    """The Skipped items of stage 3, in source order."""
+    return [r.skipped for r in readings if r.skipped is not None]
+
+
+# -- Stage 4: candidates -----------------------------------------------------------------------------
+
+
+def candidates(source: Source, readings: list[Reading]) -> list[Candidate]:
+    """Stage 4: the imperative each read clause proposes (trigger, action, scope, routes), an OMP
+    rule's first; compiler/admission.py then decides whether a proposed Pass 1 rule is admitted."""
+    role_ok = not source.role or source.role in load_conventions().roles
+    found = []
+    if source.convention.name == "omp":
+        omp = _omp_rule(source, role_ok)
+        if omp is not None:
+            found.append(Candidate(None, omp))
+    for reading in readings:
+        if reading.clause is not None:
+            found.append(Candidate(reading, _imperative_from(source, reading, role_ok)))
+    return found
+
+
+def extract(source: Source) -> tuple[list[Imperative], list[Skipped], list[Prose]]:
+    """One source's imperatives (proposed, before admission), skipped items and prose: stages 1-4."""
+    walked = units(source, blocks(source))
+    readings = clauses(source, walked.units)
+    return [c.imperative for c in candidates(source, readings)], skipped(readings), walked.prose
+
+
+class Extractor:
+    """Per-source extraction; `run()` fills imperatives, skipped and prose (see `extract`)."""
+
+    def __init__(self, source: Source):
+        self.source = source
+        self.imperatives: list[Imperative] = []
+        self.skipped: list[Skipped] = []
+        self.prose: list[Prose] = []
+
+    def run(self) -> None:
+        self.imperatives, self.skipped, self.prose = extract(self.source)
+
+
+def _omp_rule(source: Source, role_ok: bool) -> Imperative | None:
+    """An OMP rule delivers its text when its frontmatter `condition` matches (dsh-rules seed:
+    none of them blocks a write): guidance, so a warn that carries the rule's body, never a block."""
+    ladder, lexicon = load_ladder(), load_lexicon()
+    fm = source.frontmatter
+    trigger, why_not = omp_trigger(fm, lexicon)
+    if trigger is None and not why_not:
+        return None
+    line = next((n for n, text in enumerate(source.lines, 1) if text.startswith(("condition:", "ttsr_trigger:"))), 1)
+    quote = " ".join(source.lines[line - 1].split())
+    body = " ".join("\n".join(source.lines[source.body_start - 1 :]).split())
+    markers = [m for s in split_sentences(body) for m in find_markers(s, ladder)]
+    found = strongest(markers, ladder)
+    # the marker is one the text has: the body's strongest, else the `condition:` key itself
+    text = found.text if found and ladder.classes[found.marker_class].polarity != "hedged" else quote.split(" ", 1)[0]
+    marker = Marker(text, "advisory", False, -1)
+    clause = Clause(marker=marker, scope_text=quote)
+    imperative = build_imperative(source, quote, [line, line], marker, ladder.classes["advisory"], clause,
+                                  trigger, {"omp": True}, role_ok)
+    imperative.reasons.append("an OMP rule is guidance delivered when its condition matches: a warn, never a block")
+    if trigger is None:
+        imperative.reasons.append(why_not)
+    elif body:
+        imperative.suggestion = body
+    return imperative
+
+
+def _other_clause(sentence: Sentence, markers: list[Marker], governing: Marker, clause: Clause):
+    """Every clause is read with its own marker: when the governing one names nothing concrete,
+    the next clause that does gives the trigger ("You should not run pytest … — always use
+    `breeze`"); the strongest marker still decides the action."""
+    ladder, lexicon = load_ladder(), load_lexicon()
+    for other in _by_strength(markers, ladder):
+        cls = ladder.classes[other.marker_class]
+        if other == governing or other.text in ladder.headers or cls.polarity == "hedged":
+            continue
+        candidate = read_clause(sentence, markers, other, lexicon)
+        if candidate.marker != other or candidate.sequence:
+            continue
+        trigger = infer_trigger(candidate, cls.polarity, lexicon)
+        if trigger is not None:
+            return candidate, trigger
+    return clause, None
+
+
+def _imperative_from(source: Source, reading: Reading, role_ok: bool) -> Imperative:
+    """The imperative a read clause proposes: its trigger (from another clause of the sentence when
+    the governing one names nothing concrete), the heading's file scope, its context and routes."""
+    ladder, lexicon = load_ladder(), load_lexicon()
+    unit, clause = reading.unit, reading.clause
+    assert clause is not None and unit.governing is not None
+    headings = unit.headings
+    cls = ladder.classes[unit.governing.marker_class]
+    trigger = None if clause.sequence else infer_trigger(clause, cls.polarity, lexicon)
+    if trigger is None and not clause.sequence and unit.sentence is not None:
+        clause, trigger = _other_clause(unit.sentence, unit.markers, unit.governing, clause)
+    if trigger is not None and trigger.kind != "mcp" and all(p["field"] != "command" for p in trigger.patterns):
+        section = lexicon.section_scope([h.title for h in headings])
+        if section and section not in trigger.file_scope:  # "## Testing": the heading scopes the file rules under it
+            trigger.file_scope = f"^(?=.*{trigger.file_scope})(?=.*{section})" if trigger.file_scope else section
+    context: dict = {}
+    if headings:
+        context["heading"] = headings[-1].title
+    block = unit.span.block
+    if source.convention.name == "skill" and block.kind == "item" and _STEP.match(block.lines[0]):
+        context["step"] = True  # a numbered step of the skill's procedure
+    inherited = unit.span.inherited
+    if inherited is not None and inherited.quote:
+        context["lead"] = inherited.quote
+        context["lead_lines"] = [inherited.block.start, inherited.block.end]
+    imperative = build_imperative(source, reading.quote, reading.lines, clause.marker, cls, clause, trigger, context, role_ok)
+    if clause.sequence:
+        imperative.sequence = infer_sequence(clause, lexicon)
+    if "pass1" not in imperative.routes and (cls.name == "advisory" or (headings and headings[-1].section)):
+        imperative.routes = with_reviewer(imperative.routes)  # quality and principle rules also inform the reviewer
+        imperative.reasons.append("rationale to Pass 3 prose (§15.1)")
+    return imperative
 
 
 def _run_on(sentence: Sentence, markers: list[Marker]) -> str:

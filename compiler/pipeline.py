@@ -119,22 +119,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
             ir.errors.append({"file": source.file, "message": str(exc)})
             continue
         ir.warnings.extend(source.warnings)
-        ir.sources.append(
-            SourceIR(
-                group_id=source.group_id,
-                group_label=source.group_id.split(":", 1)[-1],
-                file=source.file,
-                kind=source.convention.kind,
-                convention=source.convention.name,
-                sha256=source.sha256,
-                precedence=source.precedence,
-                frontmatter=source.frontmatter,
-                scope=source.scope,
-                role=source.role,
-                subtree=source.subtree,
-                text=source.text,
-            )
-        )
+        ir.sources.append(source_ir(source))
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
@@ -144,6 +129,24 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     if previous is not None:
         ir.removed = _removed(previous, ir)
     return ir
+
+
+def source_ir(source: Source) -> SourceIR:
+    """A read source as the IR records it."""
+    return SourceIR(
+        group_id=source.group_id,
+        group_label=source.group_id.split(":", 1)[-1],
+        file=source.file,
+        kind=source.convention.kind,
+        convention=source.convention.name,
+        sha256=source.sha256,
+        precedence=source.precedence,
+        frontmatter=source.frontmatter,
+        scope=source.scope,
+        role=source.role,
+        subtree=source.subtree,
+        text=source.text,
+    )
 
 
 MAX_IMPERATIVES_PER_FILE = 1000  # about what fits the harness's 2 MB rule file; real rule files hold under 100

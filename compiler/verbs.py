@@ -24,7 +24,7 @@ def run(args, argv: list[str] | None = None) -> int:
     from . import overrides as overrides_file
 
     commands = {"compile": lambda a: _compile(a, argv=argv), "render": _render, "accept": _accept, "check": _check, "diff": _diff, "export": _export,
-                "hook": _hook}
+                "hook": _hook, "explain": _explain}
     try:
         return commands.get(args.command, _lifecycle)(args)
     except (UsageError, LockError) as exc:
@@ -332,6 +332,29 @@ def _diff(args) -> int:
     if args.fail_on == "weaken":
         return 1 if diffs.weakens(result) else 0
     return 1 if args.exit_code and diffs.differs(result) else 0
+
+
+def _explain(args) -> int:
+    from . import explain
+    from .sources import SourceError, read_source, skip_reason
+
+    path = Path(args.file).resolve()
+    if not path.is_file():
+        raise UsageError(f"{args.file}: not a file")
+    root = Path(args.root).resolve() if args.root else find_root(path.parent)[0]
+    try:
+        source = read_source(path, root)
+    except SourceError as exc:
+        stderr(f"error: {exc}")
+        return 1
+    if reason := skip_reason(source):
+        stderr(f"note: compile does not read {source.file} ({reason}); here is what it would make of it")
+    found = explain.journey(source, args.stage)
+    if args.format == "json":
+        _print(explain.to_json(found), "", "json")
+    else:
+        print(explain.render_text(found), end="")
+    return 0
 
 
 def _check(args) -> int:
