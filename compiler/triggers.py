@@ -254,6 +254,8 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     if m is None or family is None:
         return None
     chosen = m.group(1)
+    if any(o["kind"] == "code" and o["text"].split()[:1] == [chosen] and " " in o["text"].strip() for o in clause.objects):
+        return None  # "use `npm run preflight`" asks for a script of npm, not for npm over pnpm, yarn and bun
     named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))
     others = [tool for tool in family if tool != chosen and tool in named] or [tool for tool in family if tool != chosen]
     pattern = Pattern(field="command", regex=command_regex(others, lex.versioned), flags="")

@@ -54,6 +54,17 @@ def test_typescript_and_python_annotations_scope_the_rule_to_their_files():
     assert _decide(evaluator, "Write", {"file_path": "docs/types.md", "content": "Use Optional[int] there."}) == "allow"
 
 
+def test_a_script_of_a_tool_is_not_the_tool_over_its_family():
+    # google-gemini/gemini-cli GEMINI.md recommends `npm run preflight`: that says nothing against pnpm
+    imp, _ = _compiled("- It is highly recommended to use `npm run preflight`.")
+    assert imp.trigger is None
+    _, evaluator = _compiled("- Always use `npm run lint`.")
+    assert _decide(evaluator, "Bash", {"command": "pnpm install"}) == "allow"
+    _, evaluator = _compiled("- Always use `pnpm`.")
+    assert _decide(evaluator, "Bash", {"command": "npm install"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "pnpm install"}) == "allow"
+
+
 def test_a_sentence_about_what_a_reviewer_flags_forbids_no_tool_call():
     # denoland/deno .github/copilot-instructions.md
     imp, _ = _compiled("- Verify handle cleanup (`CloseHandle`) but do not flag the `unsafe` usage itself.")
