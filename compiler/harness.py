@@ -17,14 +17,16 @@ import json
 import re
 import re._constants as C
 import re._parser as sre
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from . import frozen_re
 
-_KEYWORD_SPLIT = re.compile(r"[\s|&;<>()`='\"]+")
-_WRAPPER = re.compile(r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))")
-_ENV_PREFIX = re.compile(r"^(?:\w+=\S*\s+)+")
-_SEPARATOR = re.compile(r"[;&|\n]")
+# Regexes compiled on first use (`_pattern`): a process that decides one event compiles only those
+# it uses (all five at import cost the hook about 0.5 ms).
+_KEYWORD_SPLIT = r"[\s|&;<>()`='\"]+"
+_WRAPPER = r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))"
+_ENV_PREFIX = r"^(?:\w+=\S*\s+)+"
+_SEPARATOR = r"[;&|\n]"
 _BASH_TOOLS = frozenset({"bash", "shell", "run_command"})
 # The harness roles (grammar/conventions.yaml `roles`, a test keeps them equal): a constant, so
 # deciding an event never loads YAML.
@@ -33,6 +35,12 @@ ROLES = frozenset({"lead", "worker", "subagent", "unknown"})
 
 _FROZEN: dict[tuple[str, str], tuple] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
 _LITERALS: dict[str, str] = {}  # regex -> required_literal, from `preload`
+
+
+@cache
+def _pattern(regex: str) -> re.Pattern:
+    """One of the module's own regexes, compiled once (re's own cache may drop it among a project's hundreds)."""
+    return re.compile(regex)
 
 
 def _flag_bits(flags: str) -> int:
@@ -86,7 +94,7 @@ def command_tokens(command: str) -> frozenset[str]:
     """The keyword tokens of a command (§3.5): split, lower-cased, plus /-segments. Cached:
     agents run the same commands again and again."""
     tokens = set()
-    for token in _KEYWORD_SPLIT.split(command.lower()):
+    for token in _pattern(_KEYWORD_SPLIT).split(command.lower()):
         if token:
             tokens.add(token)
             if "/" in token:
@@ -95,17 +103,17 @@ def command_tokens(command: str) -> frozenset[str]:
 
 
 def _strip_wrappers(value: str) -> str:
-    if not _WRAPPER.match(value):
+    if not _pattern(_WRAPPER).match(value):
         return value.lstrip()
     for _ in range(8):
-        stripped = _WRAPPER.sub("", value, count=1)
+        stripped = _pattern(_WRAPPER).sub("", value, count=1)
         if stripped == value:
             break
         value = stripped
     return value.lstrip()
 
 
-_SHELL_PIECES = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|\$\((?:[^()]|\([^()]*\))*\)?|&&|\|\||[;|&\n]|[^'"`$;|&\n]+|\$""")
+_SHELL_PIECES = r"""'[^']*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|\$\((?:[^()]|\([^()]*\))*\)?|&&|\|\||[;|&\n]|[^'"`$;|&\n]+|\$"""
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
 
 
@@ -113,7 +121,7 @@ def split_compound(command: str) -> list[str]:
     """Top-level subcommands split on && || ; | & and newlines; quotes and $( ) stay whole (§3.8)."""
     parts: list[str] = []
     current: list[str] = []
-    for piece in _SHELL_PIECES.findall(command):
+    for piece in _pattern(_SHELL_PIECES).findall(command):
         if piece in _SEPARATORS:
             parts.append("".join(current))
             current = []
@@ -454,7 +462,7 @@ class Evaluator:
             if action == "ask":
                 return Decision("ask", rule.id, _reason(raw), warnings)
             warnings.append(rule.id)  # warn, and rewrite is reported as a warning here
-        if command and tool.lower() in _BASH_TOOLS and _SEPARATOR.search(command):
+        if command and tool.lower() in _BASH_TOOLS and _pattern(_SEPARATOR).search(command):
             return self._compound(command, warnings)
         return Decision("allow", warnings=warnings)
 
@@ -464,7 +472,7 @@ class Evaluator:
         if len(subcommands) < 2:
             return Decision("allow", warnings=warnings)
         for sub in subcommands:
-            stripped = " ".join(_ENV_PREFIX.sub("", sub).split())
+            stripped = " ".join(_pattern(_ENV_PREFIX).sub("", sub).split())
             text = stripped.lower()
             memo: dict = {}
             for rule in self._bash:
