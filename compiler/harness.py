@@ -33,7 +33,7 @@ _BASH_TOOLS = frozenset({"bash", "shell", "run_command"})
 ROLES = frozenset({"lead", "worker", "subagent", "unknown"})
 
 
-_FROZEN: dict[tuple[str, str], tuple] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
+_FROZEN: dict[tuple[str, str], bytes] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
 _LITERALS: dict[str, str] = {}  # regex -> required_literal, from `preload`
 
 

@@ -34,7 +34,7 @@ from .locate import OVERRIDES_NAME, RULES_NAME, find_root, output_folder
 RULES_FORMAT = 1  # distilled-rules.json `version` this policyc reads
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 CACHE_NAME = ".policyc-hook.cache"
-_CACHE_FORMAT = b"policyc-hook-4"  # bump when the cached value changes shape
+_CACHE_FORMAT = b"policyc-hook-5"  # bump when the cached value changes shape
 _TRANSCRIPT_TYPES = ("user", "assistant", "system", "summary")  # a session transcript line's `type`
 NO_RULES_NOTE = ("policyc: this project has no compiled rules ({path} is missing), so no project rule was checked; "
                  "`policyc compile` in the project root compiles its AGENTS.md/CLAUDE.md rules.")

@@ -39,10 +39,11 @@ def test_a_thawed_pattern_is_the_compiled_one(corpus_rows, tmp_path):
 
 
 def test_a_garbled_frozen_pattern_is_compiled_afresh():
-    assert frozen_re.thaw("ab+", (0, [1, 2, 3], 0, {}, ())) is None
-    assert frozen_re.thaw("ab+", "garbage") is None
+    assert frozen_re.thaw("ab+", marshal.dumps((0, [1, 2, 3], 0, {}, ()))) is None
+    assert frozen_re.thaw("ab+", b"garbage") is None
+    assert frozen_re.thaw("ab+", marshal.dumps("garbage")) is None
     harness._compiled.cache_clear()
-    harness.preload({"frozen": {("zz+q", "i"): (0, [99999], 0, {}, ())}, "literals": {}})
+    harness.preload({"frozen": {("zz+q", "i"): marshal.dumps((0, [99999], 0, {}, ()))}, "literals": {}})
     try:
         assert harness._compiled("zz+q", "i") == re.compile("zz+q", re.IGNORECASE)
     finally:
