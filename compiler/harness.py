@@ -35,6 +35,7 @@ ROLES = frozenset({"lead", "worker", "subagent", "unknown"})
 
 _FROZEN: dict[tuple[str, str], bytes] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
 _LITERALS: dict[str, str] = {}  # regex -> required_literal, from `preload`
+_SCOPE_LITERALS: dict[str, str] = {}  # file_scope regex -> scope_literal, from `preload`
 
 
 @cache
@@ -72,15 +73,19 @@ def _regexes(rule: dict):
 
 
 def prepare(rules: list[dict]) -> dict:
-    """What `preload` takes: each regex of the rules frozen, and each pattern's required literal (the hook caches it)."""
+    """What `preload` takes: each regex of the rules frozen, each pattern's required literal and each file
+    scope's literal (the hook caches it)."""
     frozen = {key: frozen_re.freeze(key[0], _flag_bits(key[1])) for rule in rules for key in _regexes(rule)}
-    return {"frozen": frozen, "literals": {regex: required_literal(regex) for regex, _ in frozen}}
+    scopes = {(r.get("active_when") or {}).get("file_scope") for r in rules} - {None, ""}
+    return {"frozen": frozen, "literals": {regex: required_literal(regex) for regex, _ in frozen},
+            "scope_literals": {regex: _required_literal(regex, True) for regex in scopes}}
 
 
 def preload(prepared: dict) -> None:
     """Let the evaluator skip parsing the regexes `prepare` saw (a process that decides one event spends most of its time there)."""
     _FROZEN.update(prepared["frozen"])
     _LITERALS.update(prepared["literals"])
+    _SCOPE_LITERALS.update(prepared["scope_literals"])
 
 
 def shell_command(tool_input: dict) -> str:
@@ -196,17 +201,24 @@ def required_literal(regex: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _required_literal(regex: str) -> str:
+def _required_literal(regex: str, lookarounds: bool = False) -> str:
     """(required_literal, read from the parsed regex)
 
     The longest run of literal characters at the top level of the pattern,
     outside alternations, optional parts and look-arounds: a quick
-    `in` test that skips a regex search when the text cannot match.
+    `in` test that skips a regex search when the text cannot match. With
+    `lookarounds`, also the top level of each positive look-around (whose text
+    the searched string holds too, though not next to the rest): a file scope's
+    folder is in one (`^(?=.*\\.py$)(?=.*(?:^|/)src/)`).
     """
     try:
-        items = sre.parse(regex).data
+        best = _longest_literal(sre.parse(regex).data, lookarounds)
     except re.error:
         return ""
+    return best.lower() if len(best) >= 2 else ""
+
+
+def _longest_literal(items, lookarounds: bool) -> str:
     best, run = "", []
     for op, av in items:
         if op is C.LITERAL:
@@ -214,12 +226,23 @@ def _required_literal(regex: str) -> str:
             continue
         if op is C.MAX_REPEAT and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is C.LITERAL:
             run.append(chr(av[2][0][1]))  # `a+` holds at least one `a`
+        if op is C.ASSERT and lookarounds:
+            best = max(best, _longest_literal(av[1].data, True), key=len)
         if op is C.AT or op is C.ASSERT_NOT or op is C.ASSERT:
             continue  # zero-width: the literals either side stay adjacent
         best = max(best, "".join(run), key=len)
         run = []
-    best = max(best, "".join(run), key=len)
-    return best.lower() if len(best) >= 2 else ""
+    return max(best, "".join(run), key=len)
+
+
+def _in_scope(regex: str, path: str) -> bool:
+    """Whether a file scope covers the path. When `preload` gave the scope's literal, a path without it is
+    ruled out before the regex is compiled: exactly, if both are ASCII (there lower-casing and
+    IGNORECASE agree; elsewhere `ſ` matches `s`, say), so only then."""
+    literal = _SCOPE_LITERALS.get(regex)
+    if literal and literal.isascii() and path.isascii() and literal not in path.lower():
+        return False
+    return _search(_compiled(regex, "i"), False, path)
 
 
 def lowered(command: str, match_input: dict, fields: tuple[str, ...]) -> str:
@@ -299,7 +322,7 @@ def active(rule: dict, event: dict) -> bool:
             return False
     if scope.get("file_scope"):
         path = tool_input.get("file_path") or tool_input.get("path")
-        if not path or not _search(_compiled(scope["file_scope"], "i"), False, str(path)):
+        if not path or not _in_scope(scope["file_scope"], str(path)):
             return False
     for axis in ("overlay", "agent_source"):
         if axis in scope:

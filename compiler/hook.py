@@ -34,7 +34,7 @@ from .locate import OVERRIDES_NAME, RULES_NAME, find_root, output_folder
 RULES_FORMAT = 1  # distilled-rules.json `version` this policyc reads
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 CACHE_NAME = ".policyc-hook.cache"
-_CACHE_FORMAT = b"policyc-hook-5"  # bump when the cached value changes shape
+_CACHE_FORMAT = b"policyc-hook-6"  # bump when the cached value changes shape
 _TRANSCRIPT_TYPES = ("user", "assistant", "system", "summary")  # a session transcript line's `type`
 NO_RULES_NOTE = ("policyc: this project has no compiled rules ({path} is missing), so no project rule was checked; "
                  "`policyc compile` in the project root compiles its AGENTS.md/CLAUDE.md rules.")
@@ -226,7 +226,7 @@ def _unpack(file, event: dict | None) -> list[dict]:
         value = marshal.loads(file.read(length))
         if not (type(value) is tuple and len(value) == 3 and value[0] == name and type(value[1]) is list
                 and all(type(item) is dict for item in value[1]) and type(value[2]) is dict
-                and all(type(value[2].get(k)) is dict for k in ("frozen", "literals"))):
+                and all(type(value[2].get(k)) is dict for k in ("frozen", "literals", "scope_literals"))):
             raise ValueError(f"{name}: not a section of a rules cache")
         preload(value[2])
         return value[1]

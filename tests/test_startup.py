@@ -43,10 +43,39 @@ def test_a_garbled_frozen_pattern_is_compiled_afresh():
     assert frozen_re.thaw("ab+", b"garbage") is None
     assert frozen_re.thaw("ab+", marshal.dumps("garbage")) is None
     harness._compiled.cache_clear()
-    harness.preload({"frozen": {("zz+q", "i"): marshal.dumps((0, [99999], 0, {}, ()))}, "literals": {}})
+    harness.preload({"frozen": {("zz+q", "i"): marshal.dumps((0, [99999], 0, {}, ()))}, "literals": {}, "scope_literals": {}})
     try:
         assert harness._compiled("zz+q", "i") == re.compile("zz+q", re.IGNORECASE)
     finally:
+        harness._FROZEN.clear()
+        harness._compiled.cache_clear()
+
+
+def test_a_file_scope_s_literal_rules_out_only_paths_it_does_not_cover(corpus_rows, tmp_path):
+    """A scope's literal (positive look-arounds included) is in every path it covers, so the quick
+    test rules out exactly the paths the regex does, non-ASCII ones (where `ſ` matches `s`) left to the regex."""
+    from conftest import lay_out
+    from policyc.emitters import artifacts
+
+    assert harness._required_literal(r"^(?=.*\.py$)(?=.*(?:^|/)src/lib/)", True) == "src/lib/"
+    assert harness._required_literal(r"^(?=.*\.py$)(?=.*(?:^|/)src/lib/)") == ""  # (a pattern's literal is unchanged)
+    root = tmp_path / "corpus"
+    for row in corpus_rows:
+        lay_out(row, root / row["repo"].replace("/", "__"))
+    ir = pipeline.compile_paths(sorted(p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts), root)
+    rules = json.loads(artifacts(ir)["distilled-rules.json"])["rules"]
+    scopes = {(r.get("active_when") or {}).get("file_scope") for r in rules} - {None}
+    scopes |= {r"^(?=.*\.py$)(?=.*(?:^|/)src/)", r"(?:^|/)docs/", r"(?:^|/)Tests/"}
+    paths = ["src/app.py", "docs/x.md", "a/tests/test_x.py", "TESTS/x.ts", "ſrc/app.py", "dočs/x.md", "lib/x.rs", ""]
+    paths += [p.replace("\\", "").replace("(?:^|/)", "") for p in scopes]  # near a covered path
+    harness.preload(harness.prepare([{"active_when": {"file_scope": s}} for s in scopes]))
+    try:
+        assert sum(bool(harness._SCOPE_LITERALS[s]) for s in scopes) > 5
+        for scope in scopes:
+            for path in paths:
+                assert harness._in_scope(scope, path) == bool(re.search(scope, path, re.IGNORECASE)), (scope, path)
+    finally:
+        harness._SCOPE_LITERALS.clear()
         harness._FROZEN.clear()
         harness._compiled.cache_clear()
 
