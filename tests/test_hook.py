@@ -207,6 +207,19 @@ def test_on_error_allow_says_so(project):
     assert (out, code) == ({"systemMessage": message, **context(message)}, 0)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_answer_that_cannot_be_written_blocks(project):
+    """The hook process ends without the interpreter's teardown; an answer it cannot write still exits 2
+    (Claude Code's blocking error), and an allowed call, which writes nothing, exits 0."""
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    for command, code in (("terraform destroy", 2), ("ls", 0)):
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run([sys.executable, "-m", "policyc.compiler.cli", "hook", "claude"], stdout=full, stderr=subprocess.PIPE,
+                                  input=json.dumps(recorded(project, "Bash", {"command": command})).encode(), env=env, check=False)
+        assert done.returncode == code, done.stderr
+        assert ("cannot write the answer" in done.stderr.decode()) == (code == 2) and b"Traceback" not in done.stderr
+
+
 def test_an_internal_error_denies(project, monkeypatch):
     def broken(rules):
         raise KeyError("patterns")
