@@ -17,22 +17,31 @@ import json
 import re
 import re._constants as C
 import re._parser as sre
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from . import frozen_re
 
-_KEYWORD_SPLIT = re.compile(r"[\s|&;<>()`='\"]+")
-_WRAPPER = re.compile(r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))")
-_ENV_PREFIX = re.compile(r"^(?:\w+=\S*\s+)+")
-_SEPARATOR = re.compile(r"[;&|\n]")
+# Regexes compiled on first use (`_pattern`): a process that decides one event compiles only those
+# it uses (all five at import cost the hook about 0.5 ms).
+_KEYWORD_SPLIT = r"[\s|&;<>()`='\"]+"
+_WRAPPER = r"^\s*(?:(?:sudo|doas)(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)+\s+|command\s+-p\s+|\\(?=\w))"
+_ENV_PREFIX = r"^(?:\w+=\S*\s+)+"
+_SEPARATOR = r"[;&|\n]"
 _BASH_TOOLS = frozenset({"bash", "shell", "run_command"})
 # The harness roles (grammar/conventions.yaml `roles`, a test keeps them equal): a constant, so
 # deciding an event never loads YAML.
 ROLES = frozenset({"lead", "worker", "subagent", "unknown"})
 
 
-_FROZEN: dict[tuple[str, str], tuple] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
+_FROZEN: dict[tuple[str, str], bytes] = {}  # (regex, flags) -> frozen_re.freeze's value, from `preload`
 _LITERALS: dict[str, str] = {}  # regex -> required_literal, from `preload`
+_SCOPE_LITERALS: dict[str, str] = {}  # file_scope regex -> scope_literal, from `preload`
+
+
+@cache
+def _pattern(regex: str) -> re.Pattern:
+    """One of the module's own regexes, compiled once (re's own cache may drop it among a project's hundreds)."""
+    return re.compile(regex)
 
 
 def _flag_bits(flags: str) -> int:
@@ -64,15 +73,19 @@ def _regexes(rule: dict):
 
 
 def prepare(rules: list[dict]) -> dict:
-    """What `preload` takes: each regex of the rules frozen, and each pattern's required literal (the hook caches it)."""
+    """What `preload` takes: each regex of the rules frozen, each pattern's required literal and each file
+    scope's literal (the hook caches it)."""
     frozen = {key: frozen_re.freeze(key[0], _flag_bits(key[1])) for rule in rules for key in _regexes(rule)}
-    return {"frozen": frozen, "literals": {regex: required_literal(regex) for regex, _ in frozen}}
+    scopes = {(r.get("active_when") or {}).get("file_scope") for r in rules} - {None, ""}
+    return {"frozen": frozen, "literals": {regex: required_literal(regex) for regex, _ in frozen},
+            "scope_literals": {regex: _required_literal(regex, True) for regex in scopes}}
 
 
 def preload(prepared: dict) -> None:
     """Let the evaluator skip parsing the regexes `prepare` saw (a process that decides one event spends most of its time there)."""
     _FROZEN.update(prepared["frozen"])
     _LITERALS.update(prepared["literals"])
+    _SCOPE_LITERALS.update(prepared["scope_literals"])
 
 
 def shell_command(tool_input: dict) -> str:
@@ -86,7 +99,7 @@ def command_tokens(command: str) -> frozenset[str]:
     """The keyword tokens of a command (§3.5): split, lower-cased, plus /-segments. Cached:
     agents run the same commands again and again."""
     tokens = set()
-    for token in _KEYWORD_SPLIT.split(command.lower()):
+    for token in _pattern(_KEYWORD_SPLIT).split(command.lower()):
         if token:
             tokens.add(token)
             if "/" in token:
@@ -95,17 +108,17 @@ def command_tokens(command: str) -> frozenset[str]:
 
 
 def _strip_wrappers(value: str) -> str:
-    if not _WRAPPER.match(value):
+    if not _pattern(_WRAPPER).match(value):
         return value.lstrip()
     for _ in range(8):
-        stripped = _WRAPPER.sub("", value, count=1)
+        stripped = _pattern(_WRAPPER).sub("", value, count=1)
         if stripped == value:
             break
         value = stripped
     return value.lstrip()
 
 
-_SHELL_PIECES = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|\$\((?:[^()]|\([^()]*\))*\)?|&&|\|\||[;|&\n]|[^'"`$;|&\n]+|\$""")
+_SHELL_PIECES = r"""'[^']*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|\$\((?:[^()]|\([^()]*\))*\)?|&&|\|\||[;|&\n]|[^'"`$;|&\n]+|\$"""
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
 
 
@@ -113,7 +126,7 @@ def split_compound(command: str) -> list[str]:
     """Top-level subcommands split on && || ; | & and newlines; quotes and $( ) stay whole (§3.8)."""
     parts: list[str] = []
     current: list[str] = []
-    for piece in _SHELL_PIECES.findall(command):
+    for piece in _pattern(_SHELL_PIECES).findall(command):
         if piece in _SEPARATORS:
             parts.append("".join(current))
             current = []
@@ -188,17 +201,24 @@ def required_literal(regex: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _required_literal(regex: str) -> str:
+def _required_literal(regex: str, lookarounds: bool = False) -> str:
     """(required_literal, read from the parsed regex)
 
     The longest run of literal characters at the top level of the pattern,
     outside alternations, optional parts and look-arounds: a quick
-    `in` test that skips a regex search when the text cannot match.
+    `in` test that skips a regex search when the text cannot match. With
+    `lookarounds`, also the top level of each positive look-around (whose text
+    the searched string holds too, though not next to the rest): a file scope's
+    folder is in one (`^(?=.*\\.py$)(?=.*(?:^|/)src/)`).
     """
     try:
-        items = sre.parse(regex).data
+        best = _longest_literal(sre.parse(regex).data, lookarounds)
     except re.error:
         return ""
+    return best.lower() if len(best) >= 2 else ""
+
+
+def _longest_literal(items, lookarounds: bool) -> str:
     best, run = "", []
     for op, av in items:
         if op is C.LITERAL:
@@ -206,12 +226,23 @@ def _required_literal(regex: str) -> str:
             continue
         if op is C.MAX_REPEAT and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is C.LITERAL:
             run.append(chr(av[2][0][1]))  # `a+` holds at least one `a`
+        if op is C.ASSERT and lookarounds:
+            best = max(best, _longest_literal(av[1].data, True), key=len)
         if op is C.AT or op is C.ASSERT_NOT or op is C.ASSERT:
             continue  # zero-width: the literals either side stay adjacent
         best = max(best, "".join(run), key=len)
         run = []
-    best = max(best, "".join(run), key=len)
-    return best.lower() if len(best) >= 2 else ""
+    return max(best, "".join(run), key=len)
+
+
+def _in_scope(regex: str, path: str) -> bool:
+    """Whether a file scope covers the path. When `preload` gave the scope's literal, a path without it is
+    ruled out before the regex is compiled: exactly, if both are ASCII (there lower-casing and
+    IGNORECASE agree; elsewhere `ſ` matches `s`, say), so only then."""
+    literal = _SCOPE_LITERALS.get(regex)
+    if literal and literal.isascii() and path.isascii() and literal not in path.lower():
+        return False
+    return _search(_compiled(regex, "i"), False, path)
 
 
 def lowered(command: str, match_input: dict, fields: tuple[str, ...]) -> str:
@@ -291,7 +322,7 @@ def active(rule: dict, event: dict) -> bool:
             return False
     if scope.get("file_scope"):
         path = tool_input.get("file_path") or tool_input.get("path")
-        if not path or not _search(_compiled(scope["file_scope"], "i"), False, str(path)):
+        if not path or not _in_scope(scope["file_scope"], str(path)):
             return False
     for axis in ("overlay", "agent_source"):
         if axis in scope:
@@ -454,7 +485,7 @@ class Evaluator:
             if action == "ask":
                 return Decision("ask", rule.id, _reason(raw), warnings)
             warnings.append(rule.id)  # warn, and rewrite is reported as a warning here
-        if command and tool.lower() in _BASH_TOOLS and _SEPARATOR.search(command):
+        if command and tool.lower() in _BASH_TOOLS and _pattern(_SEPARATOR).search(command):
             return self._compound(command, warnings)
         return Decision("allow", warnings=warnings)
 
@@ -464,7 +495,7 @@ class Evaluator:
         if len(subcommands) < 2:
             return Decision("allow", warnings=warnings)
         for sub in subcommands:
-            stripped = " ".join(_ENV_PREFIX.sub("", sub).split())
+            stripped = " ".join(_pattern(_ENV_PREFIX).sub("", sub).split())
             text = stripped.lower()
             memo: dict = {}
             for rule in self._bash:

@@ -13,13 +13,15 @@ every failure denies with a one-line reason (fails closed), unless
 Every tool call pays this start-up, so the module imports only the evaluator
 and the project's file names (no pathlib, no dataclasses). The rules (with
 the overrides applied) come from a cache next to them, keyed by both files'
-identity and change times, with their regexes compiled (frozen_re): the
+identity and change times, with their regexes compiled (frozen_re), in
+sections an event reads only when it can meet their rules (`_pack`): the
 first call after a change validates the files (JSON Schema) and writes the
 cache.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import marshal
 import os
@@ -32,7 +34,7 @@ from .locate import OVERRIDES_NAME, RULES_NAME, find_root, output_folder
 RULES_FORMAT = 1  # distilled-rules.json `version` this policyc reads
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 CACHE_NAME = ".policyc-hook.cache"
-_CACHE_FORMAT = b"policyc-hook-3"  # bump when the cached value changes shape
+_CACHE_FORMAT = b"policyc-hook-6"  # bump when the cached value changes shape
 _TRANSCRIPT_TYPES = ("user", "assistant", "system", "summary")  # a session transcript line's `type`
 NO_RULES_NOTE = ("policyc: this project has no compiled rules ({path} is missing), so no project rule was checked; "
                  "`policyc compile` in the project root compiles its AGENTS.md/CLAUDE.md rules.")
@@ -65,13 +67,13 @@ def main(args, stdin=None, stdout=None, environ=None) -> int:
 def decide(args, data: bytes, environ) -> dict | None:
     event = parse_event(data)
     out = _output_folder(args, event, environ)
-    rules = load_rules(os.path.join(out, RULES_NAME), os.path.join(out, OVERRIDES_NAME))
+    rules = load_rules(os.path.join(out, RULES_NAME), os.path.join(out, OVERRIDES_NAME), event)
     if rules is None:
         if args.require_rules:
             raise HookError(f"no compiled rules in {out} (this hook was installed for the project); "
                             "run `policyc compile` in the project root")
         return _output(additionalContext=NO_RULES_NOTE.format(path=os.path.join(out, RULES_NAME)))
-    decision = Evaluator(rules_for_event(rules, event)).evaluate(event)
+    decision = Evaluator(rules).evaluate(event)
     if decision.decision in ("block", "ask"):
         verb = "blocked this call" if decision.decision == "block" else "asks before this call"
         reason = f"policyc {verb} (rule {decision.rule_id}): {decision.reason}"
@@ -139,40 +141,117 @@ def _output_folder(args, event: dict, environ) -> str:
     return output_folder(os.path.realpath(root), args.out)[0]
 
 
-def rules_for_event(rules: list[dict], event: dict) -> list[dict]:
-    """The rules the evaluator can try on this event, in order; the rest would only cost start-up.
-
-    Those naming the event's tool or `*` (the evaluator's tool index), and for a shell tool every
-    shell rule (its compound-command path, which ignores scopes). For any other tool, a rule whose
-    `active_when` is inactive for this event never fires, so it is left out too (with hundreds of
-    path-scoped rules, most are)."""
-    tool = event["tool_name"].lower()
-    shell = tool in _BASH_TOOLS
-    wanted = {"*", tool} | (_BASH_TOOLS if shell else set())
-    return [r for r in rules if wanted & {str(t).lower() for t in r.get("tool_match") or ()}
-            and (shell or not r.get("active_when") or active(r, event))]
-
-
-def load_rules(rules_path, overrides_path) -> list[dict] | None:
+def load_rules(rules_path, overrides_path, event: dict | None = None) -> list[dict] | None:
     """The rules with the overrides applied (paths or strings); None when the project has no compiled rules.
 
-    HookError when either file cannot be read or used: the overrides may be what
-    disables a rule, so a broken overrides file is never ignored. The cache's
-    compiled regexes are handed to the evaluator (harness.preload)."""
+    With an event, only the rules it can meet, in order, and only the fields the evaluator reads
+    (`_pack`): the hook's start-up grows with what it unmarshals. HookError when either file
+    cannot be read or used: the overrides may be what disables a rule, so a broken overrides
+    file is never ignored. The cache's compiled regexes are handed to the evaluator (harness.preload)."""
     rules_path, overrides_path = os.fspath(rules_path), os.fspath(overrides_path)
     try:
         key = _cache_key(rules_path, overrides_path)
     except FileNotFoundError:
         return None
     cache = os.path.join(os.path.dirname(rules_path), CACHE_NAME)
-    cached = _read_cache(cache, key)
-    if cached is None:
-        rules = _validated(rules_path, overrides_path)
-        cached = rules, prepare(rules)
-        if _cache_key(rules_path, overrides_path) == key:  # unchanged while it was read
-            _write_cache(cache, key, cached)
-    preload(cached[1])
-    return cached[0]
+    try:
+        with open(cache, "rb") as file:
+            if file.readline() == key + b"\n":
+                return _unpack(file, event)
+    except (OSError, ValueError, EOFError, TypeError, IndexError, KeyError):
+        pass  # no cache, another version's or a garbled one: rebuilt from the files
+    body = _pack(_validated(rules_path, overrides_path))
+    if _cache_key(rules_path, overrides_path) == key:  # unchanged while it was read
+        _write_cache(cache, key + b"\n" + body)
+    return _unpack(io.BytesIO(body), event)
+
+
+# The fields of a rule the evaluator (and the hook's messages) read; the rest (source, companions, ...) only `check` reports.
+_EVALUATED = ("id", "enabled", "trigger", "tool_match", "action", "patterns", "reason", "suggestion", "keywords",
+              "applies_to_roles", "active_when")
+
+
+def _pack(rules: list[dict]) -> bytes:
+    """The cache's body: an index (its length on a line, then marshalled), then sections it locates.
+
+    The hook's sections are runs, consecutive rules with the same tools and scope, each with the
+    fields the evaluator reads and its patterns' regexes frozen, and the scopes with theirs: an
+    event reads only the runs whose tools it names and, for a tool other than a shell, whose
+    scope is active for it. The last section is every rule whole, for `check`. Each section
+    starts with its name, so an index pointing elsewhere is caught."""
+    sections: list[bytes] = []
+
+    def section(name: str, items: list[dict], prepared: dict) -> tuple[int, int]:
+        data = marshal.dumps((name, items, prepared))
+        sections.append(data)
+        return sum(map(len, sections)) - len(data), len(data)
+
+    scopes: list[dict] = []
+    tool_sets: dict[frozenset, frozenset] = {}  # one object per set of tools, which marshal writes once
+    runs: list[tuple[frozenset, int | None, list[dict]]] = []
+    for rule in rules:
+        tools = frozenset(str(t).lower() for t in rule.get("tool_match") or ())
+        tools = tool_sets.setdefault(tools, tools)
+        scope = rule.get("active_when") or None
+        if scope is not None and scope not in scopes:
+            scopes.append(scope)
+        where = None if scope is None else scopes.index(scope)
+        lean = {k: rule[k] for k in _EVALUATED if k in rule}
+        if runs and runs[-1][:2] == (tools, where):
+            runs[-1][2].append(lean)
+        else:
+            runs.append((tools, where, [lean]))
+    index = (section("scopes", scopes, prepare([{"active_when": s} for s in scopes])),
+             [(tools, where, *section(f"run {n}", lean, prepare([{"patterns": r.get("patterns", [])} for r in lean])))
+              for n, (tools, where, lean) in enumerate(runs)],
+             section("rules", rules, prepare(rules)))
+    head = marshal.dumps(index)
+    return b"%d\n" % len(head) + head + b"".join(sections)
+
+
+def _unpack(file, event: dict | None) -> list[dict]:
+    """`_pack`'s rules from a file positioned at the body: every rule, or those `event` can meet.
+
+    Which those are: the rules naming the event's tool or `*` (the evaluator's tool index), and
+    for a shell tool every shell rule (its compound-command path, which ignores scopes). For any
+    other tool, a rule whose `active_when` is inactive for this event never fires, so it is left
+    out too (with hundreds of path-scoped rules, most are). ValueError (and the like) when the
+    body is not what `_pack` writes."""
+    size = int(file.readline())
+    (scopes_at, runs, rules_at), base = marshal.loads(file.read(size)), file.tell()
+
+    def section(name: str, offset: int, length: int) -> list[dict]:
+        """The section's rules (or scopes), its regexes preloaded."""
+        file.seek(base + offset)
+        value = marshal.loads(file.read(length))
+        if not (type(value) is tuple and len(value) == 3 and value[0] == name and type(value[1]) is list
+                and all(type(item) is dict for item in value[1]) and type(value[2]) is dict
+                and all(type(value[2].get(k)) is dict for k in ("frozen", "literals", "scope_literals"))):
+            raise ValueError(f"{name}: not a section of a rules cache")
+        preload(value[2])
+        return value[1]
+
+    if event is None:
+        return section("rules", *rules_at)
+    tool = event["tool_name"].lower()
+    shell = tool in _BASH_TOOLS
+    wanted = {"*", tool} | (_BASH_TOOLS if shell else set())
+    scopes: list[dict] | None = None
+    active_scopes: dict[int, bool] = {}
+    rules: list[dict] = []
+    for n, (tools, where, *at) in enumerate(runs):
+        if type(tools) is not frozenset or not (where is None or (type(where) is int and where >= 0)):
+            raise ValueError("not the index of a rules cache")
+        if wanted.isdisjoint(tools):
+            continue
+        if not shell and where is not None:
+            if where not in active_scopes:
+                scopes = section("scopes", *scopes_at) if scopes is None else scopes
+                active_scopes[where] = active({"active_when": scopes[where]}, event)
+            if not active_scopes[where]:
+                continue
+        rules += section(f"run {n}", *at)
+    return rules
 
 
 def _cache_key(rules_path: str, overrides_path: str) -> bytes:
@@ -197,29 +276,14 @@ def _cache_key(rules_path: str, overrides_path: str) -> bytes:
     return "\0".join(parts).replace("\n", " ").encode()
 
 
-def _read_cache(path: str, key: bytes) -> tuple[list[dict], dict] | None:
-    """(rules, harness.prepare's value) when the cache (its key line, then both marshalled) was written
-    for these versions of the files; None otherwise (it is rebuilt then)."""
-    try:
-        with open(path, "rb") as file:
-            head, _, body = file.read().partition(b"\n")
-        if head != key:
-            return None
-        cached = marshal.loads(body)
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    ok = isinstance(cached, tuple) and len(cached) == 2 and isinstance(cached[0], list) and isinstance(cached[1], dict)
-    return cached if ok and all(isinstance(cached[1].get(k), dict) for k in ("frozen", "literals")) else None
-
-
-def _write_cache(path: str, key: bytes, cached: tuple) -> None:
+def _write_cache(path: str, data: bytes) -> None:
     import contextlib
     from pathlib import Path
 
     from .output import write_atomic
 
     with contextlib.suppress(OSError, ValueError):  # a read-only output folder: every call validates the files again
-        write_atomic(Path(path), key + b"\n" + marshal.dumps(cached))
+        write_atomic(Path(path), data)
 
 
 def _validated(rules_path: str, overrides_path: str) -> list[dict]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, active, command_tokens, lowered, required_literal, shell_command, split_compound
+from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, _pattern, active, command_tokens, lowered, required_literal, shell_command, split_compound
 from .harness import _edits as multiedit_edits
 
 _HEADER_MARK = "policyc ordinary sample"
@@ -159,10 +159,10 @@ def _prepare(index: int, event: dict) -> _Event:
     tool_input = event["tool_input"]
     command = shell_command(tool_input)
     subcommands: tuple[str, ...] = ()
-    if command and event["tool_name"].lower() in _BASH_TOOLS and _SEPARATOR.search(command):
+    if command and event["tool_name"].lower() in _BASH_TOOLS and _pattern(_SEPARATOR).search(command):
         parts = split_compound(command)
         if len(parts) >= 2:
-            subcommands = tuple(" ".join(_ENV_PREFIX.sub("", p).split()) for p in parts)
+            subcommands = tuple(" ".join(_pattern(_ENV_PREFIX).sub("", p).split()) for p in parts)
     return _Event(event, index, event["tool_name"].lower(), command, command_tokens(command) if command else None,
                   {**tool_input, "tool_name": event["tool_name"]}, subcommands)
 

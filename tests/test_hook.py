@@ -207,6 +207,19 @@ def test_on_error_allow_says_so(project):
     assert (out, code) == ({"systemMessage": message, **context(message)}, 0)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_answer_that_cannot_be_written_blocks(project):
+    """The hook process ends without the interpreter's teardown; an answer it cannot write still exits 2
+    (Claude Code's blocking error), and an allowed call, which writes nothing, exits 0."""
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    for command, code in (("terraform destroy", 2), ("ls", 0)):
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run([sys.executable, "-m", "policyc.compiler.cli", "hook", "claude"], stdout=full, stderr=subprocess.PIPE,
+                                  input=json.dumps(recorded(project, "Bash", {"command": command})).encode(), env=env, check=False)
+        assert done.returncode == code, done.stderr
+        assert ("cannot write the answer" in done.stderr.decode()) == (code == 2) and b"Traceback" not in done.stderr
+
+
 def test_an_internal_error_denies(project, monkeypatch):
     def broken(rules):
         raise KeyError("patterns")
@@ -378,8 +391,8 @@ def test_the_hook_prepares_every_rule_that_can_decide(tmp_path, corpus_rows, mon
     for row in corpus_rows:  # each repository in its own folder, as in test_corpus
         lay_out(row, root / row["repo"].replace("/", "__"))
     assert main(["compile", "--root", str(root)]) in (0, 1)
-    rules = hook.load_rules(_rules_doc(root), root / ".interlinked" / "distilled-rules.overrides.json")
-    everything = Evaluator(rules)
+    overrides = root / ".interlinked" / "distilled-rules.overrides.json"
+    everything = Evaluator(hook.load_rules(_rules_doc(root), overrides))
     values = sorted({v for e in yaml.safe_load((Path(__file__).parent / "data" / "labelled_sample.yaml").read_text())
                      for v in e.get("must_match", []) + e.get("must_not_match", [])})
     folders = sorted({row["repo"].replace("/", "__") + "/" + (row["path"].rsplit("/", 1)[0] + "/" if "/" in row["path"] else "")
@@ -389,8 +402,8 @@ def test_the_hook_prepares_every_rule_that_can_decide(tmp_path, corpus_rows, mon
                for tool in ("Write", "Edit") for folder in folders for v in values if " " not in v]
     decided = 0
     for event in events:
-        mine, theirs = Evaluator(hook.rules_for_event(rules, event)).evaluate(event), everything.evaluate(event)
-        assert (mine.decision, mine.rule_id, mine.warnings) == (theirs.decision, theirs.rule_id, theirs.warnings), event["tool_input"]
+        mine, theirs = Evaluator(hook.load_rules(_rules_doc(root), overrides, event)).evaluate(event), everything.evaluate(event)
+        assert mine == theirs, event["tool_input"]  # the message too: the cache keeps the fields it is made of
         decided += mine.decision != "allow" or bool(mine.warnings)
     assert decided >= 10  # the admission gates and folder scoping leave few rules on this layout; each must agree
 

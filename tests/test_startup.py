@@ -39,13 +39,43 @@ def test_a_thawed_pattern_is_the_compiled_one(corpus_rows, tmp_path):
 
 
 def test_a_garbled_frozen_pattern_is_compiled_afresh():
-    assert frozen_re.thaw("ab+", (0, [1, 2, 3], 0, {}, ())) is None
-    assert frozen_re.thaw("ab+", "garbage") is None
+    assert frozen_re.thaw("ab+", marshal.dumps((0, [1, 2, 3], 0, {}, ()))) is None
+    assert frozen_re.thaw("ab+", b"garbage") is None
+    assert frozen_re.thaw("ab+", marshal.dumps("garbage")) is None
     harness._compiled.cache_clear()
-    harness.preload({"frozen": {("zz+q", "i"): (0, [99999], 0, {}, ())}, "literals": {}})
+    harness.preload({"frozen": {("zz+q", "i"): marshal.dumps((0, [99999], 0, {}, ()))}, "literals": {}, "scope_literals": {}})
     try:
         assert harness._compiled("zz+q", "i") == re.compile("zz+q", re.IGNORECASE)
     finally:
+        harness._FROZEN.clear()
+        harness._compiled.cache_clear()
+
+
+def test_a_file_scope_s_literal_rules_out_only_paths_it_does_not_cover(corpus_rows, tmp_path):
+    """A scope's literal (positive look-arounds included) is in every path it covers, so the quick
+    test rules out exactly the paths the regex does, non-ASCII ones (where `ſ` matches `s`) left to the regex."""
+    from conftest import lay_out
+    from policyc.emitters import artifacts
+
+    assert harness._required_literal(r"^(?=.*\.py$)(?=.*(?:^|/)src/lib/)", True) == "src/lib/"
+    assert harness._required_literal(r"^(?=.*\.py$)(?=.*(?:^|/)src/lib/)") == ""  # (a pattern's literal is unchanged)
+    root = tmp_path / "corpus"
+    for row in corpus_rows:
+        lay_out(row, root / row["repo"].replace("/", "__"))
+    ir = pipeline.compile_paths(sorted(p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts), root)
+    rules = json.loads(artifacts(ir)["distilled-rules.json"])["rules"]
+    scopes = {(r.get("active_when") or {}).get("file_scope") for r in rules} - {None}
+    scopes |= {r"^(?=.*\.py$)(?=.*(?:^|/)src/)", r"(?:^|/)docs/", r"(?:^|/)Tests/"}
+    paths = ["src/app.py", "docs/x.md", "a/tests/test_x.py", "TESTS/x.ts", "ſrc/app.py", "dočs/x.md", "lib/x.rs", ""]
+    paths += [p.replace("\\", "").replace("(?:^|/)", "") for p in scopes]  # near a covered path
+    harness.preload(harness.prepare([{"active_when": {"file_scope": s}} for s in scopes]))
+    try:
+        assert sum(bool(harness._SCOPE_LITERALS[s]) for s in scopes) > 5
+        for scope in scopes:
+            for path in paths:
+                assert harness._in_scope(scope, path) == bool(re.search(scope, path, re.IGNORECASE)), (scope, path)
+    finally:
+        harness._SCOPE_LITERALS.clear()
         harness._FROZEN.clear()
         harness._compiled.cache_clear()
 
@@ -56,18 +86,80 @@ def _deny(project) -> str:
     return out["hookSpecificOutput"]["permissionDecision"]
 
 
-@pytest.mark.parametrize("body", [marshal.dumps([1, 2]), marshal.dumps(([], {"frozen": [], "literals": {}})), b"\xff\x00garbage"])
-def test_a_cache_of_another_shape_is_rebuilt(tmp_path, body):
-    """A cache with the right key but a body of another shape (or no body marshal reads) is ignored and rebuilt."""
+@pytest.fixture
+def cached(tmp_path):
+    """A compiled project whose hook cache is written: (the project, the cache, its key line, its body)."""
     project = make_project(tmp_path, {"AGENTS.md": AGENTS})
     assert cli.main(["compile", "--root", str(project)]) == 0
     assert _deny(project) == "deny"
     cache = project / ".interlinked" / hook.CACHE_NAME
-    key = cache.read_bytes().partition(b"\n")[0]
-    cache.write_bytes(key + b"\n" + body)
+    key, _, body = cache.read_bytes().partition(b"\n")
+    return project, cache, key, body
+
+
+def _sections(body: bytes) -> tuple[tuple, int]:
+    """The cache body's index (scopes, runs, every rule: where each section is) and where the sections start."""
+    size, _, rest = body.partition(b"\n")
+    return marshal.loads(rest[:int(size)]), len(size) + 1 + int(size)
+
+
+def _garbled(body: bytes, how: str) -> bytes:
+    (scopes, runs, every), start = _sections(body)
+    if how == "index":  # a set of tools as a string, whose letters would name no tool
+        index = marshal.dumps((scopes, [(",".join(tools), *rest) for tools, *rest in runs], every))
+        return b"%d\n" % len(index) + index + body[start:]
+    if how == "truncated":
+        return body[:start + 10]
+    if how == "shape":  # every run pointing at the scopes' section
+        index = marshal.dumps((scopes, [(tools, where, *scopes) for tools, where, *_ in runs], every))
+        return b"%d\n" % len(index) + index + body[start:]
+    data = bytearray(body)
+    for _, _, offset, length in runs:  # "runs": every run's bytes garbled
+        data[start + offset:start + offset + length] = b"\xff" * length
+    return bytes(data)
+
+
+@pytest.mark.parametrize("body", [marshal.dumps([1, 2]), marshal.dumps(([], {"frozen": [], "literals": {}})), b"\xff\x00garbage",
+                                  b"12\n" + marshal.dumps([1, 2]), "index", "truncated", "shape", "runs"])
+def test_a_cache_of_another_shape_is_rebuilt(cached, body):
+    """A cache with the right key but a body of another shape, garbled or cut short (in its index or in
+    the sections an event reads) is ignored and rebuilt, and decides as the files do."""
+    project, cache, key, good = cached
+    cache.write_bytes(key + b"\n" + (_garbled(good, body) if isinstance(body, str) else body))
     assert _deny(project) == "deny"
-    rules, prepared = marshal.loads(cache.read_bytes().partition(b"\n")[2])
-    assert rules and set(prepared) == {"frozen", "literals"}
+    assert cache.read_bytes() == key + b"\n" + good
+
+
+def test_check_reads_every_rule_whole_from_the_cache(cached):
+    """`check` (no event) gets every rule with all its fields; a garbled cache gives the same rules, rebuilt."""
+    project, cache, key, good = cached
+    paths = project / ".interlinked" / "distilled-rules.json", project / ".interlinked" / "distilled-rules.overrides.json"
+    whole = json.loads(paths[0].read_text())["rules"]
+    assert hook.load_rules(*paths) == whole and "source" in whole[0]
+    cache.write_bytes(key + b"\n" + _garbled(good, "truncated"))
+    assert hook.load_rules(*paths) == whole
+    assert cache.read_bytes() == key + b"\n" + good
+
+
+def test_an_event_reads_only_the_runs_it_can_meet(tmp_path):
+    """The hook's rules for an event: its tool's (or a shell's), in order, with the fields the evaluator reads;
+    a path-scoped rule only when its scope is active."""
+    project = make_project(tmp_path, {"AGENTS.md": AGENTS, "db/AGENTS.md": "- Never edit `schema.sql`.\n"})
+    assert cli.main(["compile", "--root", str(project)]) == 0
+    paths = project / ".interlinked" / "distilled-rules.json", project / ".interlinked" / "distilled-rules.overrides.json"
+    whole = hook.load_rules(*paths)
+
+    def ids(tool, **tool_input):
+        return [r["id"] for r in hook.load_rules(*paths, {"tool_name": tool, "tool_input": tool_input})]
+
+    shell = [r["id"] for r in whole if "Bash" in r["tool_match"]]
+    assert ids("Bash", command="ls") == ids("shell") == shell and len(shell) == 2
+    edits = [r for r in whole if "Write" in r["tool_match"]]
+    assert edits and all(r["active_when"] for r in edits)
+    assert ids("Write", file_path=f"{project}/db/schema.sql") == [r["id"] for r in edits]
+    assert ids("Write", file_path=f"{project}/schema.sql") == ids("Read", file_path="x") == []
+    lean = hook.load_rules(*paths, {"tool_name": "Bash", "tool_input": {}})
+    assert [{k: v for k, v in r.items() if k in hook._EVALUATED} for r in whole if r["id"] in shell] == lean
 
 
 # --- the parser builds the called verb only ---
