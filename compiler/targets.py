@@ -56,7 +56,8 @@ def discover(root: Path, home: Path | None = None) -> Targets:
     conventions = load_conventions()
     entered: list[str] = []
     found = _walk(root, conventions.is_rule_file, entered)
-    targets = Targets(paths=_once([p for p in found if p.resolve().is_relative_to(root)]), folders=entered)
+    real = [(p, p.resolve()) for p in found]  # (resolving costs a stat per folder level: once a path)
+    targets = Targets(paths=_once([(p, r) for p, r in real if r.is_relative_to(root)]), folders=entered)
     if home and home.is_dir() and not root.is_relative_to(home / ".codex"):
         for folder in HOME_FOLDERS:
             if (home / folder).is_dir():
@@ -65,11 +66,10 @@ def discover(root: Path, home: Path | None = None) -> Targets:
     return targets
 
 
-def _once(paths: list[Path]) -> list[Path]:
-    """One path per file: a symlinked rule file is read once, at its real path when that is listed."""
+def _once(paths: list[tuple[Path, Path]]) -> list[Path]:
+    """One path per file, from (path, its real path): a symlinked rule file is read once, at its real path when that is listed."""
     chosen: dict[Path, Path] = {}
-    for path in paths:
-        real = path.resolve()
+    for path, real in paths:
         if real not in chosen or (chosen[real].is_symlink() and not path.is_symlink()):
             chosen[real] = path
     return sorted(chosen.values())
