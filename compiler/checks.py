@@ -17,7 +17,7 @@ from referencing import Registry, Resource
 
 from ..schemas import read as read_schema
 from . import regex_safety
-from .jsontext import dumps
+from .jsontext import encode
 from .regex_safety import rule_regexes
 from .regexes import redos_reasons, syntax_problems
 
@@ -127,7 +127,7 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
     # 6. JSON schema; 7. size
     for error in validator("distilled-rules.schema.json").iter_errors(doc):
         failures.append(("-", f"schema: {'/'.join(map(str, error.absolute_path))}: {error.message}"))
-    size = len(dumps(doc).encode())
+    size = len(encode(doc))
     if size >= MAX_OUTPUT_BYTES:
         failures.append(("-", f"output is {size} bytes, over 2 MB"))
     # every regex the harness runs (patterns, file_scope, after_command) proven safe: static analysis, Node.js trial

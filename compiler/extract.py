@@ -290,7 +290,7 @@ class _Walk:
         sentences = split_sentences(span.text, None if span.inherited else self.ladder.may_have_marker)
         for sentence in sentences:
             markers = find_markers(sentence, self.ladder)
-            if markers and (run_on := _run_on(sentence, markers)):
+            if (markers or span.inherited) and (run_on := _run_on(sentence, markers)):  # (an inherited item too)
                 self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, None, tuple(headings),
                                        role="run-on", why=run_on))
                 continue
@@ -322,7 +322,8 @@ def _reading(source: Source, unit: Unit) -> Reading:
     quote, lines = _quote(span.block, span.text, unit.start, unit.end)
     reading = Reading(unit, quote, lines)
     if unit.role == "run-on":
-        reading.skipped = Skipped(source.group_id, source.file, lines, quote, unit.markers[0].text,
+        marker = unit.markers[0] if unit.markers else span.inherited.marker if span.inherited else None
+        reading.skipped = Skipped(source.group_id, source.file, lines, quote, marker.text if marker else "",
                                   "skip-no-imperative", f"{RUN_ON}: {unit.why}")
         return reading
     governing = unit.governing

@@ -27,6 +27,7 @@ import marshal
 import os
 import sys
 
+from .. import __version__
 from . import frozen_re
 from .harness import _BASH_TOOLS, Evaluator, active, preload, prepare
 from .locate import OVERRIDES_NAME, RULES_NAME, find_root, output_folder
@@ -158,8 +159,8 @@ def load_rules(rules_path, overrides_path, event: dict | None = None) -> list[di
         with open(cache, "rb") as file:
             if file.readline() == key + b"\n":
                 return _unpack(file, event)
-    except (OSError, ValueError, EOFError, TypeError, IndexError, KeyError):
-        pass  # no cache, another version's or a garbled one: rebuilt from the files
+    except Exception:  # noqa: BLE001 - no cache, another version's or a garbled one (of any shape): rebuilt from the files
+        pass
     body = _pack(_validated(rules_path, overrides_path))
     if _cache_key(rules_path, overrides_path) == key:  # unchanged while it was read
         _write_cache(cache, key + b"\n" + body)
@@ -260,8 +261,9 @@ def _cache_key(rules_path: str, overrides_path: str) -> bytes:
     policyc replaces files by renaming a new one over them (a new inode and
     ctime), and no tool can set a ctime back, so any change to either file
     changes the key without reading them. The interpreter is part of it, since
-    the compiled regexes are its own. FileNotFoundError: no rules."""
-    parts = [_CACHE_FORMAT.decode(), frozen_re.ENGINE]
+    the compiled regexes are its own, and so is policyc's version, whose code
+    computed the literals and scopes the cache holds. FileNotFoundError: no rules."""
+    parts = [_CACHE_FORMAT.decode(), __version__, frozen_re.ENGINE]
     for path in (rules_path, overrides_path):
         try:
             st = os.stat(path)

@@ -120,7 +120,8 @@ def load_ladder() -> Ladder:
     spelled |= {phrase.replace("'", "’") for phrase in spelled}
     # a single space stands for any run of white space in the text being filtered, and for emphasis
     # inside the phrase ("do **not**"), which the inline grammar reads as its own token between the words
-    trie = _trie_regex(sorted(spelled)).replace(r"\ ", r"(?:\s|\*{1,3})+")
+    # ((?:\s|\*)+, never (?:\s|\*{1,3})+: that one splits a run of stars in exponentially many ways)
+    trie = _trie_regex(sorted(spelled)).replace(r"\ ", r"(?:\s|\*)+")
     headers = [re.escape(h.lower()) for h in data["headers"]]
     candidates = re.compile(r"\b" + trie + r"\b|" + "|".join(headers))
     return Ladder(

@@ -421,3 +421,12 @@ def test_the_fast_options_are_argparse_s(argv):
 @pytest.mark.parametrize("argv", [["-h"], ["--on-error=allow"], ["--on-error", "maybe"], ["--root"], ["--bogus"], ["--root", "-x"]])
 def test_other_options_go_to_argparse(argv):
     assert _hook_claude_fast(argv) is None
+
+
+def test_the_cache_belongs_to_one_policyc_version(tmp_path, monkeypatch):
+    """The cache holds what policyc's code computed (literals, scopes, the lean rules): another version rebuilds it."""
+    rules = tmp_path / "distilled-rules.json"
+    rules.write_text('{"rules": []}\n')
+    key = hook._cache_key(str(rules), str(tmp_path / "none.json"))
+    monkeypatch.setattr(hook, "__version__", "0.0.0-other")
+    assert hook._cache_key(str(rules), str(tmp_path / "none.json")) != key

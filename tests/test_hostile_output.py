@@ -116,7 +116,8 @@ def test_a_file_over_the_time_limit_fails_alone(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("line", [
     "| " + " | ".join(f"never run x{i}" for i in range(20000)) + " |\n",
     "Never run " + " and ".join(f"`x{i}`" for i in range(20000)) + ".\n",
-], ids=["20000 rule words", "20000 names"])
+    "Never run these commands:\n\n- " + " ".join(f"`x{i}`" for i in range(20000)) + "\n",
+], ids=["20000 rule words", "20000 names", "20000 names under a lead line"])
 def test_a_run_on_sentence_is_skipped_not_read(line):
     """Reading it clause by clause would take hours (quadratic); it is skipped with its reason."""
     ir = compile_sources([source_from_bytes("AGENTS.md", RULES.encode()), source_from_bytes("CLAUDE.md", line.encode())])
@@ -124,6 +125,14 @@ def test_a_run_on_sentence_is_skipped_not_read(line):
     assert skipped.reason.startswith("a run-on sentence") and "over the limit" in skipped.reason
     assert [i.file for i in ir.imperatives] == ["AGENTS.md", "AGENTS.md"]
     assert "one sentence per rule" in rewrite(skipped)
+
+
+def test_a_run_of_stars_does_not_stall_the_marker_filter():
+    """Emphasis inside a marker ("do **not**") once let the pre-filter split a run of stars in
+    exponentially many ways: 36 stars took over 30 s and cost the file all its rules."""
+    line = "Please do " + "*" * 60 + " this.\n\nNever run `make deploy`.\n"
+    ir = compile_sources([source_from_bytes("CLAUDE.md", line.encode())])
+    assert not ir.errors and [i.trigger["values"] for i in ir.imperatives if i.trigger] == [["make deploy"]]
 
 
 # --- item 9: markdown injection through a SKILL.md name ---
