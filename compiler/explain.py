@@ -6,8 +6,8 @@ The stages are the front end's own (compiler/extract.py for the first four):
 
 `journey` runs them on one source and keeps what each stage returned, up to the
 one asked for; `render_text` says in words what happened to every sentence,
-and `to_json` gives the same as data. Admission and naming run here on copies
-of the candidates, for this file alone, exactly as a compile runs them
+and `to_json` gives the same as data. Admission, naming and conflicts run here
+on copies of the candidates, for this file alone, exactly as a compile runs them
 (compiler/pipeline.py), so the rules shown are the ones a compile of the file
 gives (a compile of the whole project may name a rule differently when two
 files share a group).
@@ -37,6 +37,7 @@ class Journey:
     readings: list[Reading] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     imperatives: list[Imperative] = field(default_factory=list)  # admitted and named, in candidates' order
+    settled: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (conflict winner or "", the action it enforces)
 
 
 def admitted(source: Source, found: list[Candidate]) -> list[Imperative]:
@@ -57,6 +58,19 @@ def named(imperatives: list[Imperative]) -> list[Imperative]:
     return imperatives
 
 
+def settled(source: Source, imperatives: list[Imperative]) -> dict[str, tuple[str, str]]:
+    """Conflicts between this file's rules, settled as a compile settles them: id -> (the winner that
+    speaks for it, or ""; the action its GuardRule enforces, the strictest of its conflict)."""
+    from .conflicts import resolve as resolve_conflicts
+    from .ir import PolicyIR
+    from .pipeline import source_ir
+    from .resolve import resolve
+
+    ir = PolicyIR(distiller="", distilled_at="", sources=[source_ir(source)], imperatives=imperatives)
+    resolve_conflicts(ir)
+    return {r.imperative.id: (r.shadowed_by, r.action) for r in resolve(ir).rules}
+
+
 def journey(source: Source, stop: str = "admission") -> Journey:
     """Run the stages on `source` up to and including `stop` (one of STAGES)."""
     found = Journey(source, stop, blocks(source))
@@ -72,6 +86,7 @@ def journey(source: Source, stop: str = "admission") -> Journey:
     if stop == "candidates":
         return found
     found.imperatives = named(admitted(source, found.candidates))
+    found.settled = settled(source, found.imperatives)
     return found
 
 
@@ -178,9 +193,13 @@ def _admission_words(imp: Imperative) -> str:
     return f"nothing to admit: {admission.reason}"
 
 
-def _result_words(imp: Imperative) -> str:
+def _result_words(imp: Imperative, settled: tuple[str, str]) -> str:
+    winner, action = settled
+    if winner:
+        return f"no rule of its own, id {imp.id}: it conflicts with {winner}, which speaks for both"
     hook = "a hook rule" if "pass1" in imp.routes else "no hook rule"
-    return f"{hook}, {imp.action} ({imp.severity}), id {imp.id}; goes to {_routes(imp.routes)}"
+    stricter = f", raised to {action} by a conflict" if action and action != imp.action else ""
+    return f"{hook}, {imp.action} ({imp.severity}){stricter}, id {imp.id}; goes to {_routes(imp.routes)}"
 
 
 def _entries(found: Journey) -> list[tuple[list[int], str, Unit | None, Reading | None, Candidate | None, Imperative | None]]:
@@ -242,7 +261,7 @@ def render_text(found: Journey) -> str:
         out.append(f"  candidates  {_candidate_words(cand.imperative)}")
         if imp is not None:
             out.append(f"  admission   {_admission_words(imp)}")
-            out.append(f"  result      {_result_words(imp)}")
+            out.append(f"  result      {_result_words(imp, found.settled.get(imp.id, ('', '')))}")
     out.append("")
     out.append("Only sentences with a rule word are listed; any other sentence makes no rule."
                + (f" {len(found.units.prose)} blocks go verbatim to the Pass 3 prose (under a definitions, principles or methodology heading)."
@@ -274,6 +293,8 @@ def to_json(found: Journey) -> dict:
         if imp is not None:
             record["admission"] = asdict(imp.admission) if imp.admission is not None else None
             record["imperative"] = _imperative_json(imp)
+            winner, action = found.settled.get(imp.id, ("", ""))
+            record["conflict"] = {"spoken_for_by": winner, "action": action}  # as a compile settles it
         sentences.append(record)
     doc["sentences"] = sentences
     doc["prose"] = [_prose_json(p) for p in found.units.prose] if found.units is not None else []

@@ -182,3 +182,14 @@ def test_the_staged_path_equals_the_compile_on_golden_lines(file, data):
     assert _staged([source]) == [asdict(i) for i in compile_sources([source]).imperatives]
     journey = explain.journey(source)
     assert [asdict(i) for i in journey.imperatives] == _staged([source])
+
+
+def test_a_rule_a_conflict_speaks_for_is_not_shown_as_its_own(tmp_path):
+    """The result line gives the rules a compile gives: of two rules with the same trigger, one stands for both."""
+    path = tmp_path / "AGENTS.md"
+    path.write_text("- Never run `git push --force`.\n- You must not run `git push --force`.\n")
+    found = explain.journey(source_from_bytes("AGENTS.md", path.read_bytes()))
+    text = explain.render_text(found)
+    assert text.count("a hook rule") == 1 and "no rule of its own" in text
+    winners = {w for w, _ in found.settled.values() if w}
+    assert len(winners) == 1
