@@ -91,18 +91,16 @@ def list_groups(state: State) -> dict:
 
 def list_group(state: State, group_id: str) -> dict:
     state.group(group_id, allow_removed=True)
-    doc_rules = {r["id"]: state.overrides.apply(r) for r in state.doc["rules"]}
     entries = []
     resolved = state.resolved()
     for found in resolved.rules if resolved is not None else ():
         imp = found.imperative
         if imp.group_id != group_id or "pass1" not in imp.routes:
             continue
-        rule = doc_rules.get(imp.id)
         entries.append({
             "id": imp.id,
-            "action": rule["action"] if rule else imp.action,
-            "severity": rule["severity"] if rule else imp.severity,
+            "action": found.action,  # as resolved: a conflict's stricter action, then the user's
+            "severity": found.severity,
             "source": f"{imp.file}:{lines_label(imp.lines)}",
             "quote": imp.quote,
             "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.rule_trigger['tool_match'])}], "
@@ -117,7 +115,7 @@ def list_group(state: State, group_id: str) -> dict:
                     "source": f"{r['source']['file']}:{lines_label(r['source']['lines'])}",
                     "quote": r["source"]["quote"], "trigger": "", "lexical": r["source"]["lexical_marker"],
                     "inactive": state.overrides.state(r["id"], group_id), "shadowed_by": ""}
-                   for r in doc_rules.values() if r["source"]["group_id"] == group_id]
+                   for r in map(state.overrides.apply, state.doc["rules"]) if r["source"]["group_id"] == group_id]
     return {"group_id": group_id, "rules": entries}
 
 

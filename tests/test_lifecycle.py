@@ -166,6 +166,16 @@ def test_inactive_reasons(project, capsys):
     assert json.loads(capsys.readouterr().out)["rules"][0]["inactive"] == "dormant-scope"
 
 
+def test_list_reads_the_rules_file_alone_without_an_ir(project, capsys):
+    assert main(["disable", "enforce-local-agents-md-no-rm-rf"]) == 0
+    (project / ".interlinked" / "policy.ir.json").unlink()
+    capsys.readouterr()
+    assert main(["list", "local:AGENTS.md", "--format", "json"]) == 0
+    rules = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rules"]}
+    assert rules["enforce-local-agents-md-no-rm-rf"]["inactive"] == "disabled"
+    assert all(r["trigger"] == "" for r in rules.values())
+
+
 # --- no data lost ---
 
 def test_a_second_writer_fails_fast(project, monkeypatch, capsys):
