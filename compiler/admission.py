@@ -21,11 +21,10 @@ import yaml
 from ..grammar import read as read_grammar
 from . import regex_safety
 from .harness import rule_fires
-from .ir import Admission
+from .ir import Admission, demoted_routes
 from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
-from .resolve import demoted_routes
 from .sources import load_conventions
 
 GATES = ("source", "polarity", "object", "kind", "scope", "loadable", "breadth")

@@ -29,11 +29,9 @@ import yaml
 from ..grammar import read as read_grammar
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
-from .ir import ClauseObject, Imperative, Prose, Skipped
+from .ir import RUN_ON, ClauseObject, Imperative, Prose, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder
 from .regexes import glob_to_regex
-from .report import RUN_ON
-from .resolve import proposed_routes, with_reviewer
 from .sources import Source, load_conventions
 from .triggers import infer_sequence, infer_trigger, load_lexicon, omp_trigger
 

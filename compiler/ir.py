@@ -15,6 +15,30 @@ IR_VERSION = "1.3"  # 1.2 added Imperative.pass2_cause; 1.3 Imperative.admission
 # How much each action stops the agent: picks conflict winners and spots weakening.
 STRICTNESS = {"block": 4, "ask": 3, "soft_block": 2, "warn": 1}
 
+# Routing: the passes an imperative is proposed for, and what admission changes (written once,
+# here, for extraction and admission; compiler/resolve.py applies them)
+PASS1, PASS2, PASS3 = "pass1", "pass2", "pass3"
+
+
+def proposed_routes(concrete: bool) -> list[str]:
+    """A sentence with a concrete trigger proposes a Pass 1 rule, mirrored for the policy gate; any other is Pass 2 only."""
+    return [PASS1, PASS2] if concrete else [PASS2]
+
+
+def with_reviewer(routes: list[str]) -> list[str]:
+    """A rule that also informs the Pass 3 reviewer (quality and principle rules that are not Pass 1)."""
+    return [*routes, PASS3]
+
+
+def demoted_routes(routes: list[str]) -> list[str]:
+    """What admission leaves of a demoted candidate's routes: no Pass 1, always Pass 2."""
+    kept = [r for r in routes if r != PASS1]
+    return kept if PASS2 in kept else [*kept, PASS2]
+
+
+# The reason of a sentence with too many rule words or names to read as one rule (compiler/extract.py).
+RUN_ON = "a run-on sentence with more rules than one sentence can hold"
+
 Action = Literal["block", "ask", "warn"]  # what an imperative's rule does (soft_block, rewrite: overrides only)
 Severity = Literal["low", "medium", "high", "critical"]
 

@@ -12,8 +12,6 @@ GATE_WORDS = {"source": "soft marker in a scan-only source or a skill step", "po
               "object": "example or placeholder", "kind": "wrong kind", "scope": "unresolved qualifier",
               "breadth": "too broad", "loadable": "cannot load"}
 
-# The reason of a sentence with too many rule words to read as one rule (compiler/extract.py).
-RUN_ON = "a run-on sentence with more rules than one sentence can hold"
 
 
 def summary_data(ir: PolicyIR, doc: dict, output: str, review: bool = False) -> dict:

@@ -5,7 +5,7 @@ view: for every imperative, where it lands and how. It applies, in this order:
 
 1. **Routing.** The passes extraction proposed and admission settled, as the
    IR records them (`Imperative.routes`). Which passes those are is written
-   down once, in the routing helpers below, which extraction and admission
+   down once, in the routing helpers of compiler/ir.py, which extraction and admission
    call: a concrete trigger proposes Pass 1 with its Pass 2 mirror, anything
    else Pass 2 alone; a quality or principle rule also goes to the Pass 3
    reviewer; a demoted candidate loses Pass 1 and keeps Pass 2.
@@ -34,29 +34,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir import Imperative, PolicyIR
+from .ir import PASS1, PASS2, PASS3, Imperative, PolicyIR
 from .overrides import Overrides
-
-# --- routing: the passes an imperative is proposed for, and what admission changes ---
-
-PASS1, PASS2, PASS3 = "pass1", "pass2", "pass3"
-
-
-def proposed_routes(concrete: bool) -> list[str]:
-    """A sentence with a concrete trigger proposes a Pass 1 rule, mirrored for the policy gate; any other is Pass 2 only."""
-    return [PASS1, PASS2] if concrete else [PASS2]
-
-
-def with_reviewer(routes: list[str]) -> list[str]:
-    """A rule that also informs the Pass 3 reviewer (quality and principle rules that are not Pass 1)."""
-    return [*routes, PASS3]
-
-
-def demoted_routes(routes: list[str]) -> list[str]:
-    """What admission leaves of a demoted candidate's routes: no Pass 1, always Pass 2."""
-    kept = [r for r in routes if r != PASS1]
-    return kept if PASS2 in kept else [*kept, PASS2]
-
 
 # --- the resolved view ---
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..compiler.ir import PolicyIR
-from ..compiler.report import GATE_WORDS, RUN_ON
+from ..compiler.ir import RUN_ON, PolicyIR
+from ..compiler.report import GATE_WORDS
 from ..compiler.resolve import Resolved, view
 from .plan import POLICIES_DIR
 from .render import render
