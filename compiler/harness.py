@@ -122,6 +122,19 @@ _SHELL_PIECES = r"""'[^']*'?|"(?:\\.|[^"\\])*"?|`[^`]*`?|\$\((?:[^()]|\([^()]*\)
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
 
 
+def subcommands(tool_name: str, command: str) -> list[str]:
+    """A Bash compound command's subcommands (§3.8); [] for a single command."""
+    if not command or tool_name.lower() not in _BASH_TOOLS or not _pattern(_SEPARATOR).search(command):
+        return []
+    parts = split_compound(command)
+    return parts if len(parts) >= 2 else []
+
+
+def without_env(subcommand: str) -> str:
+    """A subcommand as its rules read it: `FOO=1 make  x` -> `make x`."""
+    return " ".join(_pattern(_ENV_PREFIX).sub("", subcommand).split())
+
+
 def split_compound(command: str) -> list[str]:
     """Top-level subcommands split on && || ; | & and newlines; quotes and $( ) stay whole (§3.8)."""
     parts: list[str] = []
@@ -428,9 +441,9 @@ class Evaluator:
         self._bash = [r for r in prepared if ({"*"} | _BASH_TOOLS) & {t.lower() for t in r.raw["tool_match"]}]
 
     def evaluate(self, event: dict) -> Decision:
-        """The harness's decision; for MultiEdit, also policyc's reading of each edit (see _edits)."""
+        """The harness's decision; for MultiEdit, also policyc's reading of each edit (see multiedit_inputs)."""
         decision = self._evaluate(event)
-        edits = _edits(event.get("tool_name") or "", event.get("tool_input") or {})
+        edits = multiedit_inputs(event.get("tool_name") or "", event.get("tool_input") or {})
         if decision.decision != "allow" or not edits:
             return decision
         warnings, defects = list(decision.warnings), list(decision.defects)
@@ -485,17 +498,14 @@ class Evaluator:
             if action == "ask":
                 return Decision("ask", rule.id, _reason(raw), warnings)
             warnings.append(rule.id)  # warn, and rewrite is reported as a warning here
-        if command and tool.lower() in _BASH_TOOLS and _pattern(_SEPARATOR).search(command):
-            return self._compound(command, warnings)
+        if parts := subcommands(tool, command):
+            return self._compound(parts, warnings)
         return Decision("allow", warnings=warnings)
 
-    def _compound(self, command: str, warnings: list[str]) -> Decision:
+    def _compound(self, parts: list[str], warnings: list[str]) -> Decision:
         """§3.8: each subcommand against every Bash rule, without roles, active_when or keywords."""
-        subcommands = split_compound(command)
-        if len(subcommands) < 2:
-            return Decision("allow", warnings=warnings)
-        for sub in subcommands:
-            stripped = " ".join(_pattern(_ENV_PREFIX).sub("", sub).split())
+        for sub in parts:
+            stripped = without_env(sub)
             text = stripped.lower()
             memo: dict = {}
             for rule in self._bash:
@@ -519,7 +529,7 @@ _MULTIEDIT_DEFECT = ("fires on a MultiEdit edit's new_string, which the Interlin
                      "(getField has no array support), so there the call is allowed")
 
 
-def _edits(tool_name: str, tool_input: dict) -> list[dict]:
+def multiedit_inputs(tool_name: str, tool_input: dict) -> list[dict]:
     """A MultiEdit call as one Edit-shaped input per edit (file_path, old_string, new_string).
 
     The harness tests patterns on `edits` as one string ("[object Object],…"),
@@ -545,4 +555,4 @@ def rule_fires(rule: dict, tool_name: str, tool_input: dict) -> bool:
     command = shell_command(tool_input)
     if command and prepared.keywords and not prepared.keywords & command_tokens(command):
         return False
-    return any(prepared.matches(command, {**one, "tool_name": tool_name}) for one in [tool_input, *_edits(tool_name, tool_input)])
+    return any(prepared.matches(command, {**one, "tool_name": tool_name}) for one in [tool_input, *multiedit_inputs(tool_name, tool_input)])

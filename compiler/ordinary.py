@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from .harness import _BASH_TOOLS, _ENV_PREFIX, _SEPARATOR, Rule, _pattern, active, command_tokens, lowered, required_literal, shell_command, split_compound
-from .harness import _edits as multiedit_edits
+from .harness import _BASH_TOOLS, Rule, active, command_tokens, lowered, multiedit_inputs, required_literal, shell_command, subcommands, without_env
 
 _HEADER_MARK = "policyc ordinary sample"
 _ACTING = frozenset({"block", "soft_block", "ask", "warn", "rewrite"})
@@ -158,13 +157,9 @@ class _Event:
 def _prepare(index: int, event: dict) -> _Event:
     tool_input = event["tool_input"]
     command = shell_command(tool_input)
-    subcommands: tuple[str, ...] = ()
-    if command and event["tool_name"].lower() in _BASH_TOOLS and _pattern(_SEPARATOR).search(command):
-        parts = split_compound(command)
-        if len(parts) >= 2:
-            subcommands = tuple(" ".join(_pattern(_ENV_PREFIX).sub("", p).split()) for p in parts)
     return _Event(event, index, event["tool_name"].lower(), command, command_tokens(command) if command else None,
-                  {**tool_input, "tool_name": event["tool_name"]}, subcommands)
+                  {**tool_input, "tool_name": event["tool_name"]},
+                  tuple(map(without_env, subcommands(event["tool_name"], command))))
 
 
 @dataclass(slots=True, eq=False)
@@ -335,7 +330,7 @@ def _measure(rule: dict) -> Rate:
         for event in pool.events:  # policyc's evaluator (the hook, `check`) also reads each edit of a MultiEdit
             if event.tool == "multiedit" and event.index not in hits and (applies is None or event.index in applies) \
                     and any(prepared.matches("", {**edit, "tool_name": event.raw["tool_name"]})
-                            for edit in multiedit_edits(event.raw["tool_name"], event.raw["tool_input"])):
+                            for edit in multiedit_inputs(event.raw["tool_name"], event.raw["tool_input"])):
                 hits.add(event.index)
     if (action is None or action in _COMPOUND_ACTING) and tools & (_BASH_TOOLS | {"*"}):
         for event in pool.compound:  # the compound path ignores keywords and active_when
