@@ -48,6 +48,7 @@ class _Data:
     shell_token: re.Pattern
     preference_split: re.Pattern
     person_exception: re.Pattern
+    only_if_person: re.Pattern
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
@@ -73,6 +74,7 @@ def load_admission() -> _Data:
         shell_token=re.compile(data["shell_tokens"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         person_exception=re.compile(data["person_exception"], re.IGNORECASE),
+        only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
@@ -366,15 +368,20 @@ def admit_all(imperatives, sources: dict) -> None:
         elif not _doubted(imp, sources.get(imp.file), ("breadth",)):
             rate = measure(imp)
             kind = tool_kind(imp.trigger)
-            imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}{_asks(imp)}",
+            imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}{_asks(imp, sources.get(imp.file))}",
                                       _rate_json(rate))
 
 
-def _asks(imp) -> str:
-    """A block whose exception defers to a person ("unless asked", "without permission") becomes an ask: the
-    harness asks the user before the call, which is what the exception leaves to them. Words for the reason."""
+def _asks(imp, source) -> str:
+    """A block whose exception defers to a person ("unless asked", "without permission"; or, later in its
+    paragraph, "Only amend if the user explicitly says so") becomes an ask: the harness asks the user
+    before the call, which is what the exception leaves to them. Words for the reason."""
+    data = load_admission()
     condition = imp.clause.get("condition", "")
-    if imp.action != "block" or not load_admission().person_exception.search(condition):
+    if not condition and source is not None:
+        paragraph = " ".join(source.text.split("\n")[imp.lines[0] - 1 : imp.lines[-1]])
+        condition = found.group(0) if (found := data.only_if_person.search(paragraph)) else ""
+    if imp.action != "block" or not data.person_exception.search(condition):
         return ""
     imp.action = "ask"
     imp.reasons.append(f"'{condition}' leaves the exception to a person -> ask instead of block")

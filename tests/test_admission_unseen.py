@@ -144,3 +144,21 @@ def test_a_rule_never_stops_a_command_its_own_file_prescribes():
                                     "which this rule would stop")
     assert terraform.admission.decision == "admitted"  # the file prescribes `terraform plan`, which the rule lets through
     assert publish.admission.decision == "admitted"  # a command named on the line of a prohibition is not prescribed
+
+
+def test_a_trailer_naming_an_agent_is_narrower_than_every_trailer():
+    # microsoft/playwright CLAUDE.md: a human co-author trailer is not what the line forbids
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never emit either of the following:\n\n"
+                                                         b"- A `Co-Authored-By:` trailer naming an agent, model, or tool.\n")])
+    [imp] = [i for i in ir.imperatives if "Co-Authored-By" in i.quote]
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+
+
+def test_an_exception_left_to_the_user_later_in_the_paragraph_asks():
+    # microsoft/playwright CLAUDE.md
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"**Never amend commits.** Always create a new commit for follow-up "
+                                                         b"changes. Only amend if the user explicitly says so.\n")])
+    [imp] = [i for i in ir.imperatives if "amend commits" in i.quote]
+    assert imp.action == "ask" and "leaves the exception to a person" in imp.admission.reason
+    evaluator = Evaluator(guardrules.emit(ir)["rules"])
+    assert _decide(evaluator, "Bash", {"command": "git commit --amend --no-edit"}) == "ask"
