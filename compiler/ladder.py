@@ -33,6 +33,7 @@ class Ladder:
     purpose_word: str
     modals_before_to: frozenset[str]
     descriptive_subjects: frozenset[str]
+    relative_pronouns: frozenset[str]
     condition_words: frozenset[str]
 
     def may_have_marker(self, text: str) -> bool:
@@ -42,6 +43,8 @@ class Ladder:
         """A marker phrase at word i that is not an instruction (purpose clause, description)."""
         before = words[i - 1] if i else ""
         if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to):
+            return True
+        if before in self.relative_pronouns and self.classes[cls].polarity == "positive":
             return True
         return words[i] == "never" and before in self.descriptive_subjects
 
@@ -134,5 +137,6 @@ def load_ladder() -> Ladder:
         purpose_word=data["purpose_word"],
         modals_before_to=frozenset(data["modals_before_to"]),
         descriptive_subjects=frozenset(data["descriptive_subjects"]),
+        relative_pronouns=frozenset(data["relative_pronouns"]),
         condition_words=frozenset(data["condition_words"]),
     )

@@ -162,3 +162,14 @@ def test_an_exception_left_to_the_user_later_in_the_paragraph_asks():
     assert imp.action == "ask" and "leaves the exception to a person" in imp.admission.reason
     evaluator = Evaluator(guardrules.emit(ir)["rules"])
     assert _decide(evaluator, "Bash", {"command": "git commit --amend --no-edit"}) == "ask"
+
+
+def test_a_modal_inside_a_definition_is_not_a_rule():
+    # vercel/next.js AGENTS.md (held-out): "code that should only run …, not during …" defines a variable; the
+    # relative clause's "should" is not addressed to the agent, so `next build` gets no rule
+    text = ("Use `process.env.__NEXT_DEV_SERVER` to distinguish between them:\n\n"
+            "- `process.env.__NEXT_DEV_SERVER` — code that should only run with the dev server (`next dev`), "
+            "not during `next build --debug-prerender` or `next start`.\n")
+    ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
+    assert guardrules.emit(ir)["rules"] == []
+    assert ir.imperatives == []  # "Use" is no rule word, and the "should" is the definition's
