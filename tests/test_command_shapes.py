@@ -372,6 +372,8 @@ PROSE_EXAMPLES = {
     # lexicon prose id: (sentence, tool, input it must block, input it must not)
     "commit-and-push": ("Never commit and push in a single command.", "Bash", {"command": "git commit -m wip && git push"},
                         {"command": "git commit -m 'then git push'"}),
+    "commit": ("Never commit.", "Bash", {"command": "git commit -m wip"}, {"command": "git status"}),
+    "push": ("Never push.", "Bash", {"command": "git push origin dev"}, {"command": "git stash push"}),
     "push-anything": ("Never push to any remote branch.", "Bash", {"command": "git push origin dev"}, {"command": "git fetch origin dev"}),
     "force-push-branch": ("Never force push to main.", "Bash", {"command": "git push -f origin main"}, {"command": "git push -f origin feat"}),
     "force-push": ("Never force push.", "Bash", {"command": "git push --force origin main"}, {"command": "git push origin main"}),

@@ -106,6 +106,11 @@ RULES = [
      bash("git tag", "git tag -l", "git tag -d v1.2.0", "git push origin main")),
     ("Never amend commits.", "prose:amend", bash("git commit --amend --no-edit"), bash("git commit -m amend")),
     ("Never rebase.", "prose:rebase", bash("git rebase main"), bash("git merge main")),
+    # the git verb alone is the git operation
+    ("Do not commit.", "command", bash("git commit -m wip", "git add . && git commit -am fix", "/usr/bin/git commit"),
+     bash("git status", "git log --grep commit", "git push")),
+    ("Never push your changes.", "command", bash("git push", "git push origin feat", "git -C app push"),
+     bash("git pull", "git stash push", "git commit -m push")),
     # package managers: the update verb, and "use X, not Y"
     ("Never update dependencies.", "prose:update-dependencies",
      bash("npm update lodash", "cargo update -p serde", "uv lock --upgrade-package requests", "yarn up react"),
@@ -153,6 +158,20 @@ def test_an_unscoped_qualifier_goes_to_pass2_with_its_words(sentence, words):
     assert words in imp.admission.reason
     assert imp.routes == ["pass2"] and imp.pass2_cause == imp.admission.reason
     assert not guardrules.emit(_compiled(sentence))["rules"]
+
+
+@pytest.mark.parametrize("sentence", ["Don't forget to commit.", "Don't commit until tests pass.", "Never commit directly to main.",
+                                      "Never commit without running tests.", "Never push to a fork."])
+def test_a_git_verb_with_more_words_after_it_is_not_the_bare_operation(sentence):
+    # each says when or where, which a command does not show: the gate that reads the sentence decides
+    assert not guardrules.emit(_compiled(sentence))["rules"]
+
+
+def test_leaving_the_commit_to_the_user_asks_before_each_commit():
+    # pytorch/pytorch CLAUDE.md (held-out)
+    sentence = "Don't commit unless the user explicitly asks you to."
+    assert _only(sentence).action == "ask"
+    assert _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit -m fix"}}).decision == "ask"
 
 
 def test_an_amended_commit_is_ordinary_work_when_the_sentence_says_pushed():
