@@ -406,6 +406,8 @@ PROSE_EXAMPLES = {
                                 {"file_path": "a.md", "content": "never add # noqa"}),
     "version-bump": ("Never create major version bumps.", "Write", {"file_path": ".changeset/a.md", "content": '---\n"pkg": major\n---\n'},
                      {"file_path": ".changeset/a.md", "content": '---\n"pkg": patch\n---\n'}),
+    "inline-styles": ("Never use inline styles.", "Write", {"file_path": "a.tsx", "content": "<div style={{ gap: 8 }}>"},
+                      {"file_path": "a.tsx", "content": '<div className="row">'}),
     "code-regions": ("Never use code regions.", "Write", {"file_path": "a.cs", "content": "#region Fields"}, {"file_path": "a.cs", "content": "// Fields"}),
     "px-spacing": ("Never use px values for spacing.", "Write", {"file_path": "a.css", "content": "margin: 12px;"},
                    {"file_path": "a.css", "content": "border: 1px solid;"}),
