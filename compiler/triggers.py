@@ -17,6 +17,7 @@ import yaml
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, Pattern, SequenceRecord, TriggerRecord, without_empty
+from .ladder import load_ladder
 from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
@@ -74,9 +75,21 @@ class Lexicon:
         return None
 
 
+@lru_cache(maxsize=1)
+def _forbidding_words() -> str:
+    """A `when`'s {FORBIDS}: the rule words that forbid what follows them ("never", "do not", "avoid"), the ladder's
+    negative markers, with an optional "you" before and "ever" after."""
+    ladder = load_ladder()
+    phrases = {" ".join(words) for options in ladder.phrases.values() for words, cls in options
+               if ladder.classes[cls].polarity == "negative"}
+    spelled = (re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=lambda p: (-len(p), p)))
+    return r"(?:you\s+)?(?:" + "|".join(spelled) + r")\s+(?:ever\s+)?"
+
+
 def _entry(entry: dict) -> dict:
     """A prose or event entry: its `when` compiled, the placeholders of its regexes filled."""
-    entry = {**entry, "when_re": re.compile(entry["when"])} | ({"regex": lexicon_regex(entry["regex"])} if "regex" in entry else {})
+    when = entry["when"].replace("{FORBIDS}", _forbidding_words())
+    entry = {**entry, "when_re": re.compile(when)} | ({"regex": lexicon_regex(entry["regex"])} if "regex" in entry else {})
     if "spares" in entry:
         entry["spares"] = {**entry["spares"], "regex": lexicon_regex(entry["spares"]["regex"])}
     return entry

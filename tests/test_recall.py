@@ -85,6 +85,14 @@ RULES = [
     ("Do not suppress ESLint rules.", "prose:inline-lint-suppression",
      write(("src/a.ts", "// eslint-disable-next-line react-hooks/exhaustive-deps"), ("src/b.jsx", "/* eslint-disable */")),
      write(("src/a.ts", "// eslint rules live in eslint.config.js"), ("docs/lint.md", "eslint-disable is discouraged"))),
+    ("Never skip tests.", "prose:skip-tests",
+     write(("src/a.test.ts", "it.skip('renders', () => {})"), ("tests/test_a.py", "@pytest.mark.skip(reason='flaky')\ndef test_a(): ..."),
+           ("src/a.spec.js", "xit('renders', () => {})"), ("src/lib.rs", "#[test]\n#[ignore]\nfn slow() {}")),
+     write(("tests/test_a.py", "@pytest.mark.skipif(sys.platform == 'win32', reason='posix only')"),
+           ("tests/conftest.py", "pytest.skip('needs the extra')"), ("a_test.go", "if testing.Short() { t.Skip() }"),
+           ("src/a.test.ts", "it('skips nothing', () => {})"), ("src/box.ts", "box.xit(1)"))),
+    ("Avoid merging pull requests.", "command", bash("gh pr merge 12", "gh pr merge --auto --squash"),
+     bash("gh pr view 12", "git merge main", "gh pr create --fill")),
     ("Avoid inline styles.", "prose:inline-styles",
      write(("src/row.tsx", '<div style={{ display: "flex", gap: 8 }}>'), ("public/index.html", '<span style="color: red">x</span>')),
      write(("src/row.tsx", '<div className="row">'), ("src/row.tsx", 'import "./row.css";'), ("app/plot.py", 'plot(style="dark")'),
@@ -168,6 +176,7 @@ def test_an_unscoped_qualifier_goes_to_pass2_with_its_words(sentence, words):
 
 
 @pytest.mark.parametrize("sentence", ["Don't forget to commit.", "Don't commit until tests pass.", "Never commit directly to main.",
+                                      "Don't skip running tests before you commit.", "Never merge PRs without review.",
                                       "Never commit without running tests.", "Never push to a fork."])
 def test_a_git_verb_with_more_words_after_it_is_not_the_bare_operation(sentence):
     # each says when or where, which a command does not show: the gate that reads the sentence decides
