@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.util
 
 import pytest
 import yaml
@@ -15,6 +16,7 @@ from closed_world import assert_labels_well_formed
 from conftest import DATA, corpus_manifest
 
 HELDOUT = DATA / "heldout"
+ROOT = DATA.parents[1]
 
 
 def _rows() -> list[dict]:
@@ -52,3 +54,13 @@ def test_labels_are_well_formed(row):
     assert doc["file"] == row["file"]
     lines = (HELDOUT / "files" / row["file"]).read_text(encoding="utf-8").split("\n")
     assert_labels_well_formed(doc["labels"], lines)
+
+
+def test_every_file_belongs_to_one_reported_set():
+    """benchmarks/heldout.py reports set 1 (read by the team) and set 2 (blind) apart."""
+    spec = importlib.util.spec_from_file_location("heldout_benchmark", ROOT / "benchmarks" / "heldout.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    for row in ROWS:
+        number = int(row["file"].split("__", 1)[0])
+        assert sum(first <= number <= last for _, first, last in benchmark.SETS) == 1, row["file"]
