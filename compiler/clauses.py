@@ -378,20 +378,6 @@ def _is_object_token(tok: InlineToken, lexicon) -> bool:
     return _object(tok) is not None or tok.norm in lexicon.programs or bool(_FILENAME.match(str(tok)))
 
 
-_GLOSS_JOINERS = frozenset({",", "or", "and", "/"})
-
-
-def _gloss_end(part: tuple[InlineToken, ...], start: int) -> int:
-    """The index of the ")" closing a parenthesis at `start` that holds only code spans ("(`gh pr ready`)"), else -1."""
-    for j in range(start + 1, len(part)):
-        tok = part[j]
-        if tok == ")":
-            return j if j > start + 1 and part[j - 1].type in ("CODE", "PATH") else -1
-        if tok.type not in ("CODE", "PATH") and tok.norm not in _GLOSS_JOINERS:
-            return -1
-    return -1
-
-
 def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Parts:
     """Split a governed clause into its own tokens and the tokens that are not its objects.
 
@@ -404,13 +390,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
     words = lexicon.clause_words
     depth, bucket = 0, parts.main
     seen_object = False
-    gloss_end = -1
     for i, tok in enumerate(part):
-        if i == gloss_end:
-            continue
-        if tok == "(" and not depth and not positive and not seen_object and bucket is parts.main \
-                and (gloss_end := _gloss_end(part, i)) > 0:
-            continue  # "Do NOT mark PRs as ready (`gh pr ready`)": the names in parentheses are what the words forbid
         if tok == "(" and not depth:
             opener = part[i + 1].norm if i + 1 < len(part) else ""
             depth = 1

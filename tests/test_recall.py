@@ -332,18 +332,3 @@ def test_never_remove_a_call_never_stops_writing_it():
     imp = _only(sentence)
     assert imp.admission.decision == "demoted" and imp.admission.gate == "kind", imp.admission
     assert not _acts(sentence, "Write", {"file_path": "cli/main.js", "content": "console.log(result)"})
-
-
-@pytest.mark.parametrize("sentence, path", [("Never edit generated files (`dist/`, `build/`).", "dist/app.js"),
-                                            ("Do not touch the lock file (`uv.lock`).", "uv.lock")])
-def test_names_alone_in_parentheses_are_what_the_words_forbid(sentence, path):
-    assert _only(sentence).admission.decision == "admitted"
-    assert _acts(sentence, "Write", {"file_path": path, "content": "x"})
-    assert not _acts(sentence, "Write", {"file_path": "src/app.js", "content": "x"})
-
-
-@pytest.mark.parametrize("sentence", ["Never edit generated files (e.g. `dist/`).", "Never edit generated files (see `dist/`).",
-                                      "Never edit generated files (they live in `dist/`)."])
-def test_parentheses_with_words_are_examples_or_asides(sentence):
-    assert _only(sentence).admission.decision != "admitted"
-    assert not guardrules.emit(_compiled(sentence))["rules"]
