@@ -186,6 +186,13 @@ def _is_lead(sentence_text: str) -> bool:
     return sentence_text.rstrip(" *_`").endswith(":")
 
 
+def _names_the_means(sentence: Sentence, governing: Marker) -> bool:
+    """"Avoid by being explicit on the first push:": what follows a prohibition's "by …ing" is how to
+    keep it, so the list or code under such a lead line is recommended, not forbidden."""
+    words = [t.norm for t in sentence.tokens[governing.index + 1 :] if t.type == "WORD"]
+    return any(w == "by" and nxt.endswith("ing") for w, nxt in zip(words, words[1:]))
+
+
 # -- Stage 1: blocks ---------------------------------------------------------------------------------
 
 
@@ -297,7 +304,8 @@ class _Walk:
                 continue
             self.recent = (governing, span.block)
             role = "rule"
-            if sentence.last and _is_lead(span.text[sentence.start : sentence.end]):
+            if sentence.last and _is_lead(span.text[sentence.start : sentence.end]) \
+                    and not (self.ladder.classes[governing.marker_class].polarity == "negative" and _names_the_means(sentence, governing)):
                 quote, _ = _quote(span.block, span.text, sentence.start, sentence.end)
                 new_lead = Lead(governing, span.block, quote)
                 if not any(t.type == "CODE" for t in sentence.tokens):

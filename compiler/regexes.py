@@ -133,8 +133,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
                 parts.append(r"\S+")
             elif n == 0:
                 parts.append(_subcommand(program, token))
-            else:
-                parts.append(js_escape(token))
+            else:  # a placeholder inside a token (`<branch>:refs/heads/<branch>`) is any characters of an argument
+                parts.append(r"[^\s;&|]+".join(js_escape(piece) for piece in token.split("<placeholder>")))
         body = parts[0] + (_options(program) if len(parts) > 1 else "")
         body += "".join(r"\s+" + p for p in parts[1:])
         if argument:

@@ -31,10 +31,11 @@ class Lexicon:
     run_verbs: frozenset[str]
     edit_verbs: frozenset[str]
     content_verbs: frozenset[str]
+    unobservable_verbs: frozenset[str]
     programs: frozenset[str]
     identifiers: dict[str, str]
     prose: tuple[dict, ...]
-    verbs: frozenset[str]  # every verb of the three kinds
+    verbs: frozenset[str]  # every verb of the four kinds
     versioned: frozenset[str]
     families: tuple[tuple[str, ...], ...]
     placeholders: frozenset[str]
@@ -106,10 +107,11 @@ def load_lexicon() -> Lexicon:
         run_verbs=verbs["run"],
         edit_verbs=verbs["edit"],
         content_verbs=verbs["content"],
+        unobservable_verbs=verbs["unobservable"],
         programs=frozenset(data["programs"]),
         identifiers=dict(data["identifiers"]),
         prose=prose,
-        verbs=verbs["run"] | verbs["edit"] | verbs["content"],
+        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"],
         versioned=frozenset(data["versioned"]),
         families=tuple(tuple(f) for f in data["families"]),
         placeholders=frozenset(data["placeholders"]),
@@ -217,6 +219,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         # a positive rule needs an observable inverse
         return _required_form(clause, lex) or _family_trigger(clause, lex) or _prose_trigger(clause, lex, polarity)
     verb = clause.verb
+    if verb in lex.unobservable_verbs:
+        return None  # "do not post `@claude review`": a message, not a file's content
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
     if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex, polarity)):
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
@@ -318,7 +322,8 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
         return _command_trigger(texts, clause, lex)
     exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "path":
-        regex = any_of([glob_to_regex(t) for t in texts])
+        # in prose, "`generated/*`" names the folder's contents, not only its top level
+        regex = any_of([glob_to_regex(t.removesuffix("*") if t.endswith("/*") else t) for t in texts])
         patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
         return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
                        interpreted=any(o["kind"] == "word" for o in clause.objects), values=texts)
@@ -345,8 +350,10 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     positive = polarity == "positive"
     if positive and not clause.rejected:
         return None
-    text = f"{clause.scope_text} {clause.rejected}" if positive else clause.scope_text
-    named_in = clause.rejected if positive else clause.scope_text
+    # an entry reads words, so code spans are unquoted ("bare `except`" is a bare except)
+    scope_text, rejected = clause.scope_text.replace("`", ""), clause.rejected.replace("`", "")
+    text = f"{scope_text} {rejected}" if positive else scope_text
+    named_in = rejected if positive else scope_text
     for entry in lex.prose:
         matched = entry["when_re"].search(text)
         if not matched:

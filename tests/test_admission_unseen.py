@@ -173,3 +173,52 @@ def test_a_modal_inside_a_definition_is_not_a_rule():
     ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
     assert guardrules.emit(ir)["rules"] == []
     assert ir.imperatives == []  # "Use" is no rule word, and the "should" is the definition's
+
+
+# Findings of the blind held-out set 2 (tests/data/heldout, files 009-016), each a rule that fired where its sentence
+# does not forbid, or a rule that could never fire.
+
+def test_names_in_parentheses_are_examples_of_a_class_not_the_ban():
+    # langfuse AGENTS.md: the ids are examples of "internal ticket ids", never literal triggers
+    text = "- Never put internal ticket ids (`LFE-1234`, `LFINT-1234`, `CLI-Q226-12`) into commits.\n"
+    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"] == []
+
+
+def test_what_is_said_or_swapped_is_not_file_content():
+    # langfuse: "post `@claude review`" is a message; browser-use: "don't replace `gpt-4o` with `gpt-4`" is a swap
+    for line in ("- Do not post `@claude review` again unless a human asks for another pass.",
+                 "- **Use real model names** - don't replace `gpt-4o` with `gpt-4` (they are distinct models)"):
+        imp, evaluator = _compiled(line)
+        assert imp.trigger is None and "pass1" not in imp.routes
+        assert _decide(evaluator, "Write", {"file_path": "tests/test_llm.py", "content": 'model = "gpt-4o"  # @claude review'}) == "allow"
+
+
+def test_a_bare_except_is_the_clause_with_no_exception_named():
+    # fastmcp AGENTS.md: "bare `except`" is `except:`; `except Exception:` names a type, and a comment is not code
+    imp, evaluator = _compiled("- Never use bare `except` - be specific with exception types")
+    assert imp.trigger["kind"] == "prose:bare-except-clause"
+    assert _decide(evaluator, "Write", {"file_path": "src/a.py", "content": "try:\n    f()\nexcept:\n    pass\n"}) == "block"
+    for content in ("    except Exception:\n", "    except ValueError as e:\n", "# never use a bare except here\n"):
+        assert _decide(evaluator, "Write", {"file_path": "src/a.py", "content": content}) == "allow"
+
+
+def test_a_folder_star_in_prose_is_the_whole_folder():
+    # langfuse: "Do not hand-edit generated or build artifacts:" over `generated/*`, `web/.next/*`
+    text = "Do not hand-edit generated or build artifacts:\n\n- `generated/*`\n- `web/.next/*`\n"
+    evaluator = Evaluator(guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"])
+    for path in ("generated/python/langfuse/api/client.py", "web/.next/server/pages/index.js"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "web/src/generated.ts", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+def test_a_prohibition_that_names_its_means_recommends_the_code_under_it():
+    # zod AGENTS.md: "Avoid by being explicit on the first push:" introduces the command to use
+    text = "Avoid by being explicit on the first push:\n\n```bash\ngit push -u origin <branch>:refs/heads/<branch>\n```\n"
+    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"] == []
+
+
+def test_a_placeholder_inside_an_argument_matches_any_value():
+    # the same command as a prohibition: `<branch>` inside a refspec must not stay a literal that never fires
+    imp, evaluator = _compiled("- Never run `git push -u origin <branch>:refs/heads/<branch>`.")
+    assert _decide(evaluator, "Bash", {"command": "git push -u origin feat:refs/heads/feat"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git push -u origin feat"}) == "allow"

@@ -400,6 +400,8 @@ PROSE_EXAMPLES = {
     "delete-files": ("Never delete files.", "Bash", {"command": "rm build/out.js"}, {"command": "ls build"}),
     "ts-suppress": ("never use `@ts-ignore`.", "Write", {"file_path": "a.ts", "content": "// @ts-ignore"},
                     {"file_path": "a.ts", "content": "// @ts-expect-error"}),
+    "bare-except-clause": ("Never use a bare `except`.", "Write", {"file_path": "a.py", "content": "except:"},
+                           {"file_path": "a.py", "content": "except Exception:"}),
     "bare-except": ("never catch a bare exception.", "Write", {"file_path": "a.py", "content": "except Exception:"},
                     {"file_path": "a.py", "content": "except ValueError:"}),
     "inline-lint-suppression": ("Do not disable lint rules inline.", "Write", {"file_path": "a.py", "content": "import os  # noqa"},
