@@ -26,6 +26,7 @@ from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
 from .sources import load_conventions
+from .triggers import load_lexicon
 
 GATES = ("source", "polarity", "object", "kind", "scope", "loadable", "breadth")
 # Breadth replays a candidate's regexes over the ordinary-call sample, so it runs only once
@@ -209,6 +210,8 @@ def _scope(imp, source, data: _Data):
         return (f"it comes from {source.file}, which applies only to work in {source.subtree}/, and a "
                 f"{tool_kind(trigger)} rule cannot be limited to one folder"), None
     qualifiers = clause.get("qualifiers", [])
+    if tool_kind(trigger) == "shell":  # "never run `terraform destroy` here": a command runs in the project
+        qualifiers = [q for q in qualifiers if q not in load_lexicon().clause_words["place_adverbs"]]
     if qualifiers:
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
     if clause.get("purpose") and tool_kind(trigger) == "content":

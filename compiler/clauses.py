@@ -412,6 +412,9 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             elif word in words["conditions"]:  # "when …", "if …": a condition that narrows the rule
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
+            elif word in words["place_adverbs"] and seen_object:  # "… colors here": narrowed to a place
+                parts.qualifiers.append([tok])
+                continue
             elif positive and word == "not" and (seen_object or (i > 0 and part[i - 1] == ",")):
                 # "use `ruff`, not `black`"; "push to the fork (`origin`), not to `upstream`": after a comma the
                 # recommended side may be named only in parentheses

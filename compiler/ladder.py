@@ -29,6 +29,7 @@ class Ladder:
     headers: dict[str, str]  # header label -> its class, or "label": the sentence's own polarity
     caps_strengthen: dict[str, str]
     negators: frozenset[str]
+    frequency_words: frozenset[str]
     candidates: re.Pattern  # any marker phrase or header: a cheap pre-filter for text with none
     purpose_word: str
     modals_before_to: frozenset[str]
@@ -42,6 +43,8 @@ class Ladder:
     def is_void(self, words: list[str], i: int, cls: str) -> bool:
         """A marker phrase at word i that is not an instruction (purpose clause, description)."""
         before = words[i - 1] if i else ""
+        if before in self.frequency_words:
+            return True
         if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to):
             return True
         if before in self.relative_pronouns and self.classes[cls].polarity == "positive":
@@ -133,6 +136,7 @@ def load_ladder() -> Ladder:
         headers=dict(data["headers"]),
         caps_strengthen=dict(data["caps_strengthen"]),
         negators=frozenset(normalise_word(w) for w in data["negators"]),
+        frequency_words=frozenset(data["frequency_words"]),
         candidates=candidates,
         purpose_word=data["purpose_word"],
         modals_before_to=frozenset(data["modals_before_to"]),

@@ -222,3 +222,33 @@ def test_a_placeholder_inside_an_argument_matches_any_value():
     imp, evaluator = _compiled("- Never run `git push -u origin <branch>:refs/heads/<branch>`.")
     assert _decide(evaluator, "Bash", {"command": "git push -u origin feat:refs/heads/feat"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "git push -u origin feat"}) == "allow"
+
+
+# Findings of the blind held-out set 3 (files 017-024).
+
+def test_a_code_construct_plural_is_not_a_folder():
+    # temporalio/temporal: "in subtests" is a place in code; it neither scopes to a `subtests/` folder nor makes
+    # "create … used in subtests" a rule on that folder
+    imp, _ = _compiled("- Never use `s.T()` in subtests - use the subtest's `t` parameter")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+    imp, _ = _compiled("- Don't create testsuite-level helpers that can't be safely used in subtests")
+    assert imp.trigger is None
+
+
+def test_almost_always_is_a_habit_not_a_mandate():
+    # temporal: "Prefer X over Y almost always" warns; "always" after "almost" does not make it a block
+    imp, _ = _compiled("- Prefer `sync.Mutex` over `sync.RWMutex` almost always")
+    assert imp.action == "warn" and imp.marker == "Prefer"
+
+
+def test_a_claim_is_said_not_written():
+    # openai/openai-agents-python
+    imp, _ = _compiled("- Do not claim a grant applies to `LocalDir`, `LocalFile`, or archive extraction.")
+    assert imp.trigger is None
+
+
+def test_here_narrows_the_rule_to_a_place_only_the_text_around_it_names():
+    # charmbracelet/crush: "never hardcode `charmtone.*` colors here" is about one file, not every file
+    imp, evaluator = _compiled("- `quickStyle` must be fully token-driven: never hardcode specific `charmtone.*` colors here")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope") and "'here'" in imp.admission.reason
+    assert _decide(evaluator, "Write", {"file_path": "internal/ui/styles/themes.go", "content": "fgBase: charmtone.Pepper,"}) == "allow"
