@@ -1,8 +1,11 @@
 """The policy IR: what every emitter reads, serialised as policy.ir.json.
 
-Versioned (IR_VERSION) and described by schemas/ir.schema.json. Serialisation
-is deterministic: fixed key order, sources sorted by file, imperatives in
-source order, and no timestamp except `distilled_at`.
+Versioned (IR_VERSION) and described by schemas/ir.schema.json. Every record is
+a dataclass and every closed vocabulary an enum (a StrEnum: it compares and
+serialises as its string); `PolicyIR.from_json` reads the versions in READS,
+upgrading older ones into the current records. Serialisation is deterministic:
+fixed key order, sources sorted by file, imperatives in source order, and no
+timestamp except `distilled_at`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-E = TypeVar("E", bound=enum.StrEnum)
 IR_VERSION = "1.4"
 # 1.2 added Imperative.pass2_cause; 1.3 Imperative.admission; 1.4 types the records: a lexicon trigger's kind is
 # "prose" with the entry in `lexicon` (was "prose:<id>"), every pattern names its flags, and a conflict always
@@ -87,6 +89,9 @@ class Gate(enum.StrEnum):
     SCOPE = "scope"
     BREADTH = "breadth"
     LOADABLE = "loadable"
+
+
+E = TypeVar("E", bound=enum.StrEnum)
 
 
 def _by_value(kind: type[E]) -> dict[str, E]:
