@@ -101,6 +101,7 @@ def _by_value(kind: type[E]) -> dict[str, E]:
 
 _ROUTES, _ACTIONS, _SEVERITIES = _by_value(Route), _by_value(Action), _by_value(Severity)
 _TRIGGER_KINDS, _OBJECT_KINDS = _by_value(TriggerKind), _by_value(ClauseObjectKind)
+_DECISIONS, _GATES = _by_value(Decision), _by_value(Gate)
 
 
 def proposed_routes(concrete: bool) -> list[Route]:
@@ -247,10 +248,13 @@ class ClauseRecord:
     @classmethod
     def from_json(cls, data: dict) -> ClauseRecord:
         """Its record, from JSON that leaves out empty fields (every field but marker and marker_class may be absent)."""
+        objects, words = _CLAUSE_OBJECTS.intersection(data), _CLAUSE_WORDS.intersection(data)
+        if not objects and not words:
+            return cls(**data)
         record = dict(data)
-        for key in _CLAUSE_OBJECTS.intersection(data):
+        for key in objects:
             record[key] = tuple(ClauseObject(_OBJECT_KINDS[o["kind"]], o["text"]) for o in data[key])
-        for key in _CLAUSE_WORDS.intersection(data):
+        for key in words:
             record[key] = tuple(data[key])
         return cls(**record)
 
@@ -321,7 +325,7 @@ class Admission:
         if not data:
             return None
         rate = data.get("rate")
-        return cls(Decision(data["decision"]), Gate(data["gate"]), data["reason"], AdmissionRate(**rate) if rate else None)
+        return cls(_DECISIONS[data["decision"]], _GATES[data["gate"]], data["reason"], AdmissionRate(**rate) if rate else None)
 
 
 @dataclass(slots=True)
