@@ -213,9 +213,6 @@ class ClauseObject:
     kind: ClauseObjectKind
     text: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "text": self.text}
-
 
 @dataclass(frozen=True, slots=True)
 class ClauseRecord:
