@@ -21,14 +21,14 @@ import yaml
 from ..grammar import read as read_grammar
 from . import regex_safety
 from .harness import rule_fires
-from .ir import Admission, demoted_routes
+from .ir import Action, Admission, AdmissionRate, ClauseObject, ClauseObjectKind, Decision, Gate, Imperative, TriggerKind, TriggerRecord, demoted_routes
 from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
 from .regexes import redos_reasons, syntax_problems
 from .sources import load_conventions
 from .triggers import load_lexicon
 
-GATES = ("source", "polarity", "object", "kind", "scope", "loadable", "breadth")
+GATES = (Gate.SOURCE, Gate.POLARITY, Gate.OBJECT, Gate.KIND, Gate.SCOPE, Gate.LOADABLE, Gate.BREADTH)
 # Breadth replays a candidate's regexes over the ordinary-call sample, so it runs only once
 # every regex of the candidate is proven safe to run (a hostile rule file must not hang policyc).
 _BEFORE_BREADTH = GATES[: GATES.index("breadth")]
@@ -90,20 +90,19 @@ def load_admission() -> _Data:
     )
 
 
-def _texts(objects: list[dict]) -> list[str]:
-    return [o["text"] for o in objects]
+def _texts(objects: tuple[ClauseObject, ...]) -> list[str]:
+    return [o.text for o in objects]
 
 
 def _codes(values) -> str:
     return ", ".join(f"`{v}`" for v in values)
 
 
-def tool_kind(trigger: dict) -> str:
+def tool_kind(trigger: TriggerRecord) -> str:
     """shell | path | content | mcp: the kind of tool call a trigger watches."""
-    kind = trigger["kind"]
-    if kind == "mcp":
+    if trigger.kind == TriggerKind.MCP:
         return "mcp"
-    fields = {p["field"] for p in trigger["patterns"]}
+    fields = {p.field for p in trigger.patterns}
     if "command" in fields:
         return "shell"
     return "path" if fields <= {"file_path", "notebook_path"} else "content"
@@ -124,57 +123,56 @@ def _source(imp, source, data: _Data):
 
 
 def _polarity(imp, source, data: _Data):
-    clause, values = imp.clause, imp.trigger.get("values", [])
-    split = data.preference_split.search(imp.quote) if clause.get("instead_of") else None
+    clause, values = imp.clause, imp.rule_trigger.values
+    split = data.preference_split.search(imp.quote) if clause.instead_of else None
     recommended_side = {v for v in values if split and f"`{v}`" in imp.quote[: split.start()]}
     if recommended_side:
         return (f"it would trigger on {_codes(sorted(recommended_side))}, which also stands in the form the sentence "
                 "recommends"), None
     # the clause that gave the trigger has its own marker (the sentence's strongest grades the action)
-    if load_ladder().classes[clause["marker_class"]].polarity == "positive":
-        asked = set(values) & set(_texts(clause.get("objects", [])))
+    if load_ladder().classes[clause.marker_class].polarity == "positive":
+        asked = set(values) & set(_texts(clause.objects))
         if asked:
             return f"it would trigger on {_codes(sorted(asked))}, which the sentence asks for", None
         return None
-    recommended = set(values) & set(_texts(clause.get("alternatives", [])))
+    recommended = set(values) & set(_texts(clause.alternatives))
     if recommended:
         return f"it would trigger on {_codes(sorted(recommended))}, which the sentence recommends", None
     first = imp.quote.lstrip("-*+>#0123456789.) ").split(" ", 1)[0].lower()
-    if clause.get("inherited") and clause.get("alternatives") and first in data.positive_openers:
+    if clause.inherited and clause.alternatives and first in data.positive_openers:
         return (f"the item asks for something ('{imp.quote.split(' ', 1)[0]} …') with an alternative; the '{imp.marker}' "
                 "it sits under does not forbid what it recommends"), None
     return None
 
 
 def _object(imp, source, data: _Data):
-    if tool_kind(imp.trigger) == "shell":
+    if tool_kind(imp.rule_trigger) == "shell":
         # a placeholder argument (`git push --force origin <branch>`) matches any argument, but one where the
         # subcommand goes (`bun <file>`) matches every subcommand too: `bun run`, `bun test`, `bun install`
-        for value in imp.trigger.get("values", []):
+        for value in imp.rule_trigger.values:
             words = value.split()
             if len(words) > 1 and any(p.search(words[1]) for p in data.placeholders):
                 return (f"`{value}`: the placeholder stands where a subcommand goes, so the rule would fire on every "
                         f"`{words[0]}` command"), None
         return None
-    for value in imp.trigger.get("values", []):
+    for value in imp.rule_trigger.values:
         if any(p.search(value) for p in data.placeholders):
             return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None
-        if tool_kind(imp.trigger) == "content" and data.name_prefix.match(value):
+        if tool_kind(imp.rule_trigger) == "content" and data.name_prefix.match(value):
             return f"`{value}` is the start of a name, and a whole-word pattern never finds it inside one like `{value}name`", None
     return None
 
 
 def _kind(imp, source, data: _Data):
-    trigger, values = imp.trigger, imp.trigger.get("values", [])
-    kind = tool_kind(trigger)
+    kind, values = tool_kind(imp.rule_trigger), imp.rule_trigger.values
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
     verb = after[0].strip("*_`,.") if after else ""
     if verb in data.review_verbs:
         return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None
     if verb in data.action_verbs and kind in ("content", "path"):
         return f"'{imp.marker} {verb}' forbids running something, and this rule would watch files", None
-    if kind == "content" and data.removal_verbs & {verb, imp.clause.get("verb", "")}:
-        removal = verb if verb in data.removal_verbs else imp.clause["verb"]
+    if kind == "content" and data.removal_verbs & {verb, imp.clause.verb}:
+        removal = verb if verb in data.removal_verbs else imp.clause.verb
         return (f"'{removal}' forbids taking it out of a file, and this rule would stop writing it"), None
     for value in values:
         if kind != "mcp" and re.search(data.tool_mention.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
@@ -187,7 +185,7 @@ def _kind(imp, source, data: _Data):
             if any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions):
                 return (f"`{value}` is not surely a file path (a bare name without a known extension, or a shape like "
                         "`and/or`, an e-mail address, a URL or `console.log`), so no path rule is built on it"), None
-    prose = [o["text"] for o in imp.clause.get("objects", []) if o.get("kind") == "path" and o["text"] in values]
+    prose = [o.text for o in imp.clause.objects if o.kind == ClauseObjectKind.PATH and o.text in values]
     if kind == "content" and prose:
         return f"`{prose[0]}` is written without backticks: words of the sentence, not code", None
     if kind == "content" and data.command_qualifier.search(imp.quote):
@@ -203,21 +201,21 @@ def _kind(imp, source, data: _Data):
 
 
 def _scope(imp, source, data: _Data):
-    clause, trigger = imp.clause, imp.trigger
+    clause, trigger = imp.clause, imp.rule_trigger
     if source is not None and source.subtree and tool_kind(trigger) not in ("path", "content"):
         # a nested or vendored file speaks for its folder only; path and content rules are scoped
         # to it at extraction, but a command or tool call carries no folder to scope by
         return (f"it comes from {source.file}, which applies only to work in {source.subtree}/, and a "
                 f"{tool_kind(trigger)} rule cannot be limited to one folder"), None
-    qualifiers = clause.get("qualifiers", [])
+    qualifiers = clause.qualifiers
     if tool_kind(trigger) == "shell":  # "never run `terraform destroy` here": a command runs in the project
-        qualifiers = [q for q in qualifiers if q not in load_lexicon().clause_words["place_adverbs"]]
+        qualifiers = tuple(q for q in qualifiers if q not in load_lexicon().clause_words["place_adverbs"])
     if qualifiers:
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
-    if clause.get("purpose") and tool_kind(trigger) == "content":
-        return f"'{clause['purpose']}' narrows what the rule forbids, which a pattern cannot see", None
-    paths = set(trigger["tool_match"]) & _PATH_TOOLS
-    if clause.get("file_scope") and not paths:
+    if clause.purpose and tool_kind(trigger) == "content":
+        return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
+    paths = set(trigger.tool_match) & _PATH_TOOLS
+    if clause.file_scope and not paths:
         return "its qualifier names files, and a shell or tool call carries no file path", None
     if "file_scope" in imp.scope and not paths:
         # the harness tests file_scope against file_path: a shell or MCP call has
@@ -226,7 +224,7 @@ def _scope(imp, source, data: _Data):
     return None
 
 
-def measure(imp) -> Rate:
+def measure(imp: Imperative) -> Rate:
     """How often the proposed rule would act on the bundled ordinary tool calls, out of all the
     calls of its tools: a file-scoped rule is not judged on its few in-scope calls alone (a
     TypeScript-only rule on the sample's 47 TypeScript edits), but on everyday work as a whole."""
@@ -238,12 +236,12 @@ def measure(imp) -> Rate:
     return Rate(scoped.fired, everywhere.total, scoped.examples)
 
 
-def _rule(imp) -> dict:
+def _rule(imp: Imperative) -> dict:
     """The candidate as the GuardRule fields the harness matches on."""
-    trigger = imp.trigger
-    rule = {"tool_match": trigger["tool_match"], "patterns": trigger["patterns"], "action": imp.action}
-    if trigger.get("keywords"):
-        rule["keywords"] = trigger["keywords"]
+    trigger = imp.rule_trigger
+    rule = {"tool_match": list(trigger.tool_match), "patterns": trigger.patterns_json(), "action": imp.action}
+    if trigger.keywords:
+        rule["keywords"] = list(trigger.keywords)
     return rule
 
 
@@ -253,7 +251,7 @@ def prescribed_commands(imperatives, sources: dict) -> dict[str, list[tuple[int,
     forbidding: dict[str, set[int]] = defaultdict(set)
     forbidden: dict[str, set[str]] = defaultdict(set)
     for imp in imperatives:
-        forbidden[imp.file].update((imp.trigger or {}).get("values", []))
+        forbidden[imp.file].update(imp.trigger.values if imp.trigger else ())
         if imp.polarity == "negative":
             forbidding[imp.file].update(range(imp.lines[0], imp.lines[-1] + 1))
     return {file: [(number, span) for number, line in enumerate(source.text.splitlines(), 1) if number not in forbidding[file]
@@ -264,7 +262,7 @@ def prescribed_commands(imperatives, sources: dict) -> dict[str, list[tuple[int,
 def _contradicts(imp, prescribed: list[tuple[int, str]]) -> str | None:
     """A shell rule that would stop a command its own file tells the agent to run (bun's `bun test` ban
     against its `USE_SYSTEM_BUN=1 bun test <file>`): the file does not forbid what it prescribes."""
-    if tool_kind(imp.trigger) != "shell":
+    if tool_kind(imp.rule_trigger) != "shell":
         return None
     own = range(imp.lines[0], imp.lines[-1] + 1)
     rule = {**_rule(imp), "trigger": "PreToolUse"}
@@ -279,42 +277,42 @@ def rate_words(rate: Rate, kind: str) -> str:
     return f"fires on {rate.share:.1%} of ordinary {_KIND_WORDS[kind]} ({rate.fired} of {rate.total})"
 
 
-def _rate_json(rate: Rate) -> dict:
-    return {"fired": rate.fired, "total": rate.total, "share": round(rate.share, 4)}
+def _rate_record(rate: Rate) -> AdmissionRate:
+    return AdmissionRate(rate.fired, rate.total, round(rate.share, 4))
 
 
 def _breadth(imp, source, data: _Data):
-    kind = tool_kind(imp.trigger)
+    kind = tool_kind(imp.rule_trigger)
     rate = measure(imp)
     if rate.share > data.thresholds[kind] and rate.fired >= data.min_fired:
         return (f"it {rate_words(rate, kind)}, above the {data.thresholds[kind]:.0%} "
-                f"a deterministic rule may interrupt"), _rate_json(rate)
-    common = [v for v in imp.trigger.get("values", []) if v in data.common_words] if kind == "content" else []
+                f"a deterministic rule may interrupt"), _rate_record(rate)
+    common = [v for v in imp.rule_trigger.values if v in data.common_words] if kind == "content" else []
     if common:
-        return f"`{common[0]}` is a common word in code, so the rule would fire on ordinary edits", _rate_json(rate)
+        return f"`{common[0]}` is a common word in code, so the rule would fire on ordinary edits", _rate_record(rate)
     return None
 
 
 def _loadable(imp, source, data: _Data):
-    for pattern in imp.trigger["patterns"]:
-        problems = redos_reasons(pattern["regex"]) + syntax_problems(pattern["regex"], pattern.get("flags", "i"))
+    for pattern in imp.rule_trigger.patterns:
+        problems = redos_reasons(pattern.regex) + syntax_problems(pattern.regex, pattern.flags)
         if problems:
-            return f"its pattern {pattern['regex']!r} cannot load in the harness ({problems[0]})", None
+            return f"its pattern {pattern.regex!r} cannot load in the harness ({problems[0]})", None
     return None
 
 
-_CHECKS = {"source": _source, "polarity": _polarity, "object": _object, "kind": _kind,
-           "scope": _scope, "breadth": _breadth, "loadable": _loadable}
+_CHECKS = {Gate.SOURCE: _source, Gate.POLARITY: _polarity, Gate.OBJECT: _object, Gate.KIND: _kind,
+           Gate.SCOPE: _scope, Gate.BREADTH: _breadth, Gate.LOADABLE: _loadable}
 
 
 def _unproposed(imp) -> Admission:
     """Why a sentence proposed no candidate: examples or asides only, or no concrete trigger."""
     clause = imp.clause
-    if not clause.get("objects") and (clause.get("examples") or clause.get("asides")):
-        named = _texts(clause.get("examples", []) + clause.get("asides", []))
-        return Admission("demoted", "object", f"it names {_codes(named[:3])} only as examples or in an aside, "
+    if not clause.objects and (clause.examples or clause.asides):
+        named = _texts(clause.examples + clause.asides)
+        return Admission(Decision.DEMOTED, Gate.OBJECT, f"it names {_codes(named[:3])} only as examples or in an aside, "
                                               "not as what it forbids")
-    return Admission("no-candidate", "", imp.pass2_cause)
+    return Admission(Decision.NO_CANDIDATE, Gate.NONE, imp.pass2_cause)
 
 
 def _doubted(imp, source, gates) -> bool:
@@ -328,10 +326,10 @@ def _doubted(imp, source, gates) -> bool:
     return False
 
 
-def _demote(imp, gate: str, reason: str, rate: dict | None = None) -> None:
-    imp.admission = Admission("demoted", gate, reason, rate)
+def _demote(imp: Imperative, gate: Gate, reason: str, rate: AdmissionRate | None = None) -> None:
+    imp.admission = Admission(Decision.DEMOTED, gate, reason, rate)
     imp.routes = demoted_routes(imp.routes)
-    imp.action = "block" if imp.marker_class == "block-direct" else "warn"  # as for any Pass 2 only rule
+    imp.action = Action.BLOCK if imp.marker_class == "block-direct" else Action.WARN  # as for any Pass 2 only rule
     imp.pass2_cause = reason
     imp.reasons.append(f"demoted by the {gate} gate: {reason} -> Pass 2")
 
@@ -349,30 +347,30 @@ def admit_all(imperatives, sources: dict) -> None:
     """
     # rules reused from the sealed IR of this same compiler were proven when they were compiled
     regex_safety.vouch([(regex, flags) for i in imperatives if i.admission is not None and "pass1" in i.routes
-                        for _, regex, flags in regex_safety.rule_regexes(i.trigger["patterns"], i.scope)])
+                        for _, regex, flags in regex_safety.rule_regexes(i.rule_trigger.patterns_json(), i.scope)])
     candidates = []
     prescribed = prescribed_commands(imperatives, sources)
     for imp in (i for i in imperatives if i.admission is None):
         if "pass1" not in imp.routes:
             imp.admission = _unproposed(imp)
-            if imp.admission.decision == "demoted":
+            if imp.admission.decision == Decision.DEMOTED:
                 imp.pass2_cause = imp.admission.reason
         elif not _doubted(imp, sources.get(imp.file), _BEFORE_BREADTH):
             candidates.append(imp)
-    found = [regex_safety.rule_regexes(i.trigger["patterns"], i.scope) for i in candidates]
+    found = [regex_safety.rule_regexes(i.rule_trigger.patterns_json(), i.scope) for i in candidates]
     verdicts = iter(regex_safety.problems([(regex, flags) for regexes in found for _, regex, flags in regexes]))
     for imp, regexes in zip(candidates, found):
         problems = [(what, regex, problem) for (what, regex, _), problem in zip(regexes, verdicts) if problem]
         if problems:
             what, regex, problem = problems[0]
-            _demote(imp, "loadable", f"its {what.replace('_', ' ')} {regex!r} is not safe to run in the harness ({problem})")
+            _demote(imp, Gate.LOADABLE, f"its {what.replace('_', ' ')} {regex!r} is not safe to run in the harness ({problem})")
         elif contradiction := _contradicts(imp, prescribed.get(imp.file, [])):  # its regexes are proven safe by now
-            _demote(imp, "polarity", contradiction)
-        elif not _doubted(imp, sources.get(imp.file), ("breadth",)):
+            _demote(imp, Gate.POLARITY, contradiction)
+        elif not _doubted(imp, sources.get(imp.file), (Gate.BREADTH,)):
             rate = measure(imp)
-            kind = tool_kind(imp.trigger)
-            imp.admission = Admission("admitted", "", f"every gate admits it; it {rate_words(rate, kind)}{_asks(imp, sources.get(imp.file))}",
-                                      _rate_json(rate))
+            kind = tool_kind(imp.rule_trigger)
+            imp.admission = Admission(Decision.ADMITTED, Gate.NONE, f"every gate admits it; it {rate_words(rate, kind)}{_asks(imp, sources.get(imp.file))}",
+                                      _rate_record(rate))
 
 
 def _asks(imp, source) -> str:
@@ -380,12 +378,12 @@ def _asks(imp, source) -> str:
     paragraph, "Only amend if the user explicitly says so") becomes an ask: the harness asks the user
     before the call, which is what the exception leaves to them. Words for the reason."""
     data = load_admission()
-    condition = imp.clause.get("condition", "")
+    condition = imp.clause.condition
     if not condition and source is not None:
         paragraph = " ".join(source.text.split("\n")[imp.lines[0] - 1 : imp.lines[-1]])
         condition = found.group(0) if (found := data.only_if_person.search(paragraph)) else ""
     if imp.action != "block" or not data.person_exception.search(condition):
         return ""
-    imp.action = "ask"
+    imp.action = Action.ASK
     imp.reasons.append(f"'{condition}' leaves the exception to a person -> ask instead of block")
     return f"; '{condition}' leaves the exception to a person, so the harness asks before the call"

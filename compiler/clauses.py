@@ -18,7 +18,7 @@ from functools import lru_cache
 from lark import Lark
 
 from ..grammar import read as read_grammar
-from .ir import ClauseObject, ClauseRecord, without_empty
+from .ir import ClauseObject, ClauseObjectKind, ClauseRecord
 from .ladder import Ladder, load_ladder, normalise_word
 
 # Words that end the clause a marker governs (besides ; — – and another marker).
@@ -59,7 +59,7 @@ class Clause:
 
     marker: Marker
     verb: str = ""
-    objects: list[ClauseObject] = field(default_factory=list)  # {"kind": code|path|word, "text": ...}
+    objects: list[ClauseObject] = field(default_factory=list)  # what the sentence names (code, paths, programs)
     instead_of: list[ClauseObject] = field(default_factory=list)  # what to use instead of (the trigger of a positive rule)
     rejected: str = ""  # the words of a positive clause's rejected side ("not to upstream", "over raw SQL"), lower-cased
     alternatives: list[ClauseObject] = field(default_factory=list)  # what the source says to do instead
@@ -74,28 +74,14 @@ class Clause:
     scope_text: str = ""  # the words of the governed clause, lower-cased
     headed: bool = False  # the sentence opens with a §5a header label (CRITICAL:, DO NOT:, ...)
 
-    def to_json(self) -> ClauseRecord:
-        record: ClauseRecord = {
-            "marker": self.marker.text,
-            "marker_class": self.marker.marker_class,
-            "caps": self.marker.caps,
-            "inherited": self.marker.index < 0,
-            "verb": self.verb,
-            "objects": self.objects,
-            "instead_of": self.instead_of,
-            "rejected": self.rejected,
-            "alternatives": self.alternatives,
-            "examples": self.examples,
-            "asides": self.asides,
-            "qualifiers": self.qualifiers,
-            "purpose": self.purpose,
-            "exceptions": self.exceptions,
-            "condition": self.condition,
-            "sequence": self.sequence,
-            "file_scope": self.file_scope,
-            "headed": self.headed,
-        }
-        return without_empty(record, keep=("marker", "marker_class"))
+    def record(self) -> ClauseRecord:
+        """The IR's record of it."""
+        return ClauseRecord(
+            self.marker.text, self.marker.marker_class, self.marker.caps, self.marker.index < 0, self.verb, tuple(self.objects),
+            tuple(self.instead_of), self.rejected, tuple(self.alternatives), tuple(self.examples), tuple(self.asides),
+            tuple(self.qualifiers), self.purpose, tuple(self.exceptions), self.condition, self.sequence, tuple(self.file_scope),
+            self.headed,
+        )
 
 
 @lru_cache(maxsize=1)
@@ -245,11 +231,11 @@ MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
 
 def _object(token: InlineToken) -> ClauseObject | None:
     if token.type == "WORD" and MCP_TOOL.match(token):
-        return {"kind": "code", "text": str(token)}
+        return ClauseObject(ClauseObjectKind.CODE, str(token))
     if token.type == "CODE":
-        return {"kind": "code", "text": token.strip("`").strip()}
+        return ClauseObject(ClauseObjectKind.CODE, token.strip("`").strip())
     if token.type == "PATH":
-        return {"kind": "path", "text": str(token)}
+        return ClauseObject(ClauseObjectKind.PATH, str(token))
     return None
 
 
@@ -282,11 +268,11 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
     for i, obj in enumerate(map(_object, tokens)):
         if obj is None:
             continue
-        if i in called and obj["kind"] == "code" and _PLAIN_NAME.match(obj["text"]):
-            obj["text"] += "()"
-        parts = obj["text"].split("/")
-        if obj["kind"] == "path" and len(parts) > 1 and all(p in lexicon.programs for p in parts):
-            found.extend({"kind": "word", "text": p} for p in parts)
+        if i in called and obj.kind == ClauseObjectKind.CODE and _PLAIN_NAME.match(obj.text):
+            obj = ClauseObject(obj.kind, obj.text + "()")
+        parts = obj.text.split("/")
+        if obj.kind == ClauseObjectKind.PATH and len(parts) > 1 and all(p in lexicon.programs for p in parts):
+            found.extend(ClauseObject(ClauseObjectKind.WORD, p) for p in parts)
         else:
             found.append(obj)
     return found
@@ -326,15 +312,15 @@ def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edi
             if w in ("or", "and", "the", "any", "directly", "locally"):
                 continue
             if w in _LIST_NOUNS:  # "run pytest, python, or airflow commands"
-                return [{"kind": "word", "text": n} for n in names] if len(names) > 1 or set(names) & programs else []
+                return [ClauseObject(ClauseObjectKind.WORD, n) for n in names] if len(names) > 1 or set(names) & programs else []
             if str(nxt) != w or not re.fullmatch(r"[a-z][\w.-]*", w):
                 break
             names.append(w)
         known = [n for n in names if n in programs]
         if known:
-            return [{"kind": "word", "text": known[0]}]
+            return [ClauseObject(ClauseObjectKind.WORD, known[0])]
     if any(t.norm in edit_verbs for _, t in words):
-        return [{"kind": "path", "text": str(t)} for _, t in words if _FILENAME.match(str(t))]
+        return [ClauseObject(ClauseObjectKind.PATH, str(t)) for _, t in words if _FILENAME.match(str(t))]
     return []
 
 
@@ -520,7 +506,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
                     and not any(g.startswith("!") for g in clause.file_scope):
                 # "Never write in `/etc/`": the place is what the edit verb acts on
-                clause.objects = [{"kind": "path", "text": glob} for glob in clause.file_scope]
+                clause.objects = [ClauseObject(ClauseObjectKind.PATH, glob) for glob in clause.file_scope]
                 clause.file_scope = []
         elif start < own[0] and start == 0 and lead in lexicon.clause_words["leading_qualifiers"]:
             # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …"
@@ -557,6 +543,6 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             break
     scoped = _only_when_editing(tokens)
     if scoped:
-        clause.file_scope.extend(o["text"] for o in scoped if o["text"] not in clause.file_scope)
+        clause.file_scope.extend(o.text for o in scoped if o.text not in clause.file_scope)
         clause.objects = [o for o in clause.objects if o not in scoped]
     return clause

@@ -26,33 +26,32 @@ from __future__ import annotations
 
 import json
 
-from .ir import STRICTNESS, Conflict, Imperative, PolicyIR
-
-_SEVERITY_RANK = ("low", "medium", "high", "critical")
+from .ir import SEVERITY_RANK, STRICTNESS, Conflict, Imperative, PolicyIR, TriggerKind
 
 
 def _reach(imp: Imperative) -> str:
     """Who and when a rule applies to: its scope, agent roles and command sequence."""
-    return json.dumps([imp.scope, sorted(imp.applies_to_roles), imp.sequence], sort_keys=True)
+    sequence = imp.sequence and {"event": imp.sequence.event, "regex": imp.sequence.regex, "requires": list(imp.sequence.requires)}
+    return json.dumps([imp.scope, sorted(imp.applies_to_roles), sequence], sort_keys=True)
 
 
 def _key(imp: Imperative) -> tuple:
     trigger = imp.rule_trigger
-    patterns = tuple(sorted((p["field"], p["regex"], p.get("flags", "i"), bool(p.get("negate"))) for p in trigger["patterns"]))
-    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger["tool_match"])), patterns, _reach(imp))
+    patterns = tuple(sorted((p.field, p.regex, p.flags, p.negate) for p in trigger.patterns))
+    return ("PreToolUse", tuple(sorted(t.lower() for t in trigger.tool_match)), patterns, _reach(imp))
 
 
 def command_prefixes(imp: Imperative) -> list[tuple[str, ...]] | None:
     """The command token prefixes a rule matches exactly; None when it is not that simple."""
     trigger = imp.rule_trigger
-    if trigger["kind"] == "command" and not any(p.get("negate") for p in trigger["patterns"]):
-        values = trigger.get("values", [])
+    if trigger.kind == TriggerKind.COMMAND and not any(p.negate for p in trigger.patterns):
+        values = trigger.values
         if values and not any(c in v for v in values for c in "<>$…") and "..." not in " ".join(values):
             return [tuple(v.split()) for v in values]
-    if trigger["kind"].startswith("prose:"):
+    if trigger.kind == TriggerKind.PROSE:
         from .triggers import load_lexicon  # (the extractor's modules: not for `policyc list`)
 
-        entry = next((e for e in load_lexicon().prose if "prose:" + e["id"] == trigger["kind"]), None)
+        entry = next((e for e in load_lexicon().prose if e["id"] == trigger.lexicon), None)
         if entry and entry.get("within"):
             return [tuple(entry["within"].split())]
     return None
@@ -68,10 +67,10 @@ def _broader(a: Imperative, b: Imperative, mine: list[tuple[str, ...]] | None, t
 
     Only called for rules of one bucket: the same tools, scope, roles and sequence.
     """
-    if a.rule_trigger["kind"] != "command" or mine is None or theirs is None:
+    if a.rule_trigger.kind != TriggerKind.COMMAND or mine is None or theirs is None:
         return False
     covered = prefixes_cover(mine, theirs)
-    if b.rule_trigger["kind"] != "command":  # a prose trigger `within` a command matches less than it
+    if b.rule_trigger.kind != TriggerKind.COMMAND:  # a prose trigger `within` a command matches less than it
         return covered
     return covered and not prefixes_cover(theirs, mine)
 
@@ -97,7 +96,7 @@ def resolve(ir: PolicyIR) -> None:
             _merge(ir, winner, losers, "same trigger")
     buckets: dict[tuple, list[Imperative]] = {}  # only rules with the same tools and reach can cover each other
     for imp in winners:
-        buckets.setdefault((tuple(sorted(imp.rule_trigger["tool_match"])), _reach(imp)), []).append(imp)
+        buckets.setdefault((tuple(sorted(imp.rule_trigger.tool_match)), _reach(imp)), []).append(imp)
     for bucket in buckets.values():
         _suppress_covered(ir, bucket, precedence, covered)
 
@@ -114,9 +113,9 @@ def _suppress_covered(ir: PolicyIR, bucket: list[Imperative], precedence: dict, 
     for position, found in enumerate(prefixes):
         for head in sorted({p[0] for p in found or [] if p}):
             by_head.setdefault(head, []).append(position)
-    settled = {c["id"]: c["action"] for c in ir.conflicts}
+    settled = {c.id: c.action for c in ir.conflicts}
     for i, (broad, mine) in enumerate(zip(bucket, prefixes)):
-        if broad.rule_trigger["kind"] != "command" or broad.id in covered or not mine:
+        if broad.rule_trigger.kind != TriggerKind.COMMAND or broad.id in covered or not mine:
             continue
         strictness = STRICTNESS.get(settled.get(broad.id, broad.action), 0)
         candidates = sorted({j for p in mine if p for j in by_head.get(p[0], []) if j > i})
@@ -131,16 +130,20 @@ def _suppress_covered(ir: PolicyIR, bucket: list[Imperative], precedence: dict, 
 
 
 def _merge(ir: PolicyIR, winner: Imperative, losers: list[Imperative], why: str) -> None:
-    earlier = next((c for c in ir.conflicts if c["id"] == winner.id), None)
+    """Record that `winner` speaks for `losers`, in the winner's conflict (a new one, or its earlier one extended)."""
+    at = next((n for n, c in enumerate(ir.conflicts) if c.id == winner.id), len(ir.conflicts))
+    earlier = ir.conflicts[at] if at < len(ir.conflicts) else None
     members = [winner, *losers]
-    action = max([i.action for i in members] + ([earlier["action"]] if earlier else []), key=lambda a: STRICTNESS.get(a, 0))
-    severity = max([i.severity for i in members] + ([earlier["severity"]] if earlier else []), key=_SEVERITY_RANK.index)
-    entry: Conflict = earlier or {"id": winner.id, "winning_source": _where(winner), "overridden_sources": [], "overridden_ids": [],
-                                  "resolution": ""}
-    entry["overridden_sources"] += [_where(i) for i in losers]
-    entry["overridden_ids"] += [i.id for i in losers]
-    entry["resolution"] = "; ".join(filter(None, [entry["resolution"],
-                                                  f"{winner.file} > {', '.join(sorted({i.file for i in losers}))} per precedence stack ({why})"]))
-    entry["action"], entry["severity"] = action, severity
-    if earlier is None:
-        ir.conflicts.append(entry)
+    action = max([i.action for i in members] + ([earlier.action] if earlier else []), key=lambda a: STRICTNESS.get(a, 0))
+    severity = max([i.severity for i in members] + ([earlier.severity] if earlier else []), key=SEVERITY_RANK.index)
+    resolution = f"{winner.file} > {', '.join(sorted({i.file for i in losers}))} per precedence stack ({why})"
+    entry = Conflict(
+        winner.id,
+        earlier.winning_source if earlier else _where(winner),
+        (*(earlier.overridden_sources if earlier else ()), *(_where(i) for i in losers)),
+        (*(earlier.overridden_ids if earlier else ()), *(i.id for i in losers)),
+        f"{earlier.resolution}; {resolution}" if earlier and earlier.resolution else resolution,
+        action,
+        severity,
+    )
+    ir.conflicts[at:at + 1] = [entry]

@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 from .conflicts import command_prefixes, prefixes_cover
-from .ir import STRICTNESS, Imperative, PolicyIR
+from .ir import STRICTNESS, Imperative, PolicyIR, TriggerKind
 from .pipeline import compile_sources
 from .project import UsageError, load_ir
 from .sources import SourceError, load_conventions, skip_reason, source_from_bytes
@@ -79,13 +79,13 @@ def _routes(imp: Imperative) -> list[str]:
 
 
 def _view(imp: Imperative) -> dict:
-    tool_match, patterns = (imp.trigger["tool_match"], imp.trigger["patterns"]) if imp.trigger else ([], [])
+    tool_match, patterns = (imp.trigger.tool_match, imp.trigger.patterns_json()) if imp.trigger else ((), [])
     return {
         "routes": _routes(imp),
         "action": imp.action,
         "severity": imp.severity,
         "tool_match": sorted(tool_match),
-        "patterns": [{k: p[k] for k in ("field", "regex", "flags", "negate") if k in p} for p in patterns],
+        "patterns": patterns,
         "scope": imp.scope,
         "quote": imp.quote,
         "file": imp.file,
@@ -95,7 +95,7 @@ def _view(imp: Imperative) -> dict:
 
 def _similarity(a: Imperative, b: Imperative) -> float:
     score = difflib.SequenceMatcher(None, a.quote, b.quote).ratio()
-    if (a.trigger and a.trigger["kind"]) == (b.trigger and b.trigger["kind"]):  # (None: no trigger)
+    if (a.trigger and a.trigger.kind) == (b.trigger and b.trigger.kind):  # (None: no trigger)
         score += 0.1
     if a.file == b.file:
         score += 0.1
@@ -104,8 +104,8 @@ def _similarity(a: Imperative, b: Imperative) -> float:
 
 def _paths(imp: Imperative) -> list[str] | None:
     trigger = imp.trigger
-    if trigger and trigger["kind"] == "path" and not any(p.get("negate") for p in trigger["patterns"]):
-        return trigger.get("values") or None
+    if trigger and trigger.kind == TriggerKind.PATH and not any(p.negate for p in trigger.patterns):
+        return list(trigger.values) or None
     return None
 
 
@@ -113,9 +113,9 @@ def _covers(new: Imperative, old: Imperative) -> bool:
     """Every call the old trigger fired on, the new one fires on (decided only where it is sound)."""
     if _view(new)["patterns"] == _view(old)["patterns"]:
         return True
-    if new.trigger is None or old.trigger is None or new.trigger["kind"] != old.trigger["kind"]:
+    if new.trigger is None or old.trigger is None or new.trigger.kind != old.trigger.kind:
         return False
-    if new.trigger["kind"] == "command":
+    if new.trigger.kind == TriggerKind.COMMAND:
         mine, theirs = command_prefixes(new), command_prefixes(old)
         return mine is not None and theirs is not None and prefixes_cover(mine, theirs)
     new_paths, old_paths = _paths(new), _paths(old)

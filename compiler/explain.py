@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from .blocks import Block
 from .extract import Candidate, Reading, Unit, Units, blocks, candidates, clauses, units
-from .ir import Imperative, Prose
+from .ir import ClauseObject, Imperative, Prose, Route, TriggerKind, plain
 from .sources import Source
 
 STAGES = ("blocks", "units", "clauses", "candidates", "admission")
@@ -115,7 +115,7 @@ _ROUTE_WORDS = {"pass1": "the hook, which enforces it before the tool call (dist
                 "pass3": "a reviewer's guidance (prose.md, Pass 3)"}
 
 
-def _routes(routes: list[str]) -> str:
+def _routes(routes: list[Route]) -> str:
     return "; ".join(_ROUTE_WORDS[r] for r in routes)
 
 
@@ -123,8 +123,8 @@ def _lines(lines: list[int]) -> str:
     return f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
 
 
-def _names(values: list) -> str:
-    return ", ".join(f"`{v['text']}`" if isinstance(v, dict) else repr(v) for v in values)
+def _names(values: tuple) -> str:
+    return ", ".join(f"`{v.text}`" if isinstance(v, ClauseObject) else repr(v) for v in values)
 
 
 def _where(unit: Unit) -> str:
@@ -162,12 +162,12 @@ def _clause_words(reading: Reading) -> str:
         return f"set aside ({reading.skipped.marker_class}): {reading.skipped.reason}"
     if reading.clause is None:
         return "no rule of its own" if reading.unit.role == "lead" else "no text to read"
-    record = reading.clause.to_json()
+    record = reading.clause.record()
     parts = []
     for key, label in _CLAUSE_WORDS:
-        value = record.get(key)
+        value = getattr(record, key)
         if value:
-            parts.append(f"{label} {_names(value) if isinstance(value, list) else repr(value)}")
+            parts.append(f"{label} {_names(value) if isinstance(value, tuple) else repr(value)}")
     return "; ".join(parts) or "nothing concrete named (a trigger may still come from the words)"
 
 
@@ -175,9 +175,9 @@ def _candidate_words(imp: Imperative) -> str:
     trigger = imp.trigger
     if trigger is None:
         return f"no rule the hook can check ({imp.pass2_cause}); proposed for {_routes(imp.routes)}"
-    kind = trigger["kind"]
-    what = _TRIGGER_WORDS.get(kind, "a shell command (read from the words)" if kind.startswith("prose:") else kind)
-    named = ", ".join(trigger.get("values", [])) or trigger.get("summary") or ", ".join(trigger.get("keywords", []))
+    kind = trigger.label
+    what = "a shell command (read from the words)" if trigger.kind == TriggerKind.PROSE else _TRIGGER_WORDS[trigger.kind]
+    named = ", ".join(trigger.values) or trigger.summary or ", ".join(trigger.keywords)
     return (f"{imp.action} when {what} matches" + (f" {named!r}" if named else "")
             + f" (trigger {kind}); proposed for {_routes(imp.routes)}")
 
@@ -286,12 +286,12 @@ def to_json(found: Journey) -> dict:
         if unit is not None:
             record["unit"] = _unit_json(unit)
         if reading is not None and found.stop != "units":
-            record["clause"] = reading.clause.to_json() if reading.clause is not None else None
+            record["clause"] = plain(reading.clause.record().to_json()) if reading.clause is not None else None
             record["skipped"] = asdict(reading.skipped) if reading.skipped is not None else None
         if cand is not None:
             record["candidate"] = _imperative_json(cand.imperative)
         if imp is not None:
-            record["admission"] = asdict(imp.admission) if imp.admission is not None else None
+            record["admission"] = plain(imp.admission)
             record["imperative"] = _imperative_json(imp)
             winner, action = found.settled.get(imp.id, ("", ""))
             record["conflict"] = {"spoken_for_by": winner, "action": action}  # as a compile settles it
@@ -316,7 +316,7 @@ def _unit_json(unit: Unit) -> dict:
 
 
 def _imperative_json(imp: Imperative) -> dict:
-    record = asdict(imp)
+    record = plain(imp.to_json())
     if not imp.id:
         del record["id"]
     if imp.admission is None:

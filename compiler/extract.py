@@ -29,7 +29,7 @@ import yaml
 from ..grammar import read as read_grammar
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
-from .ir import RUN_ON, ClauseObject, Imperative, Prose, Skipped, proposed_routes, with_reviewer
+from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder
 from .regexes import glob_to_regex
 from .sources import Source, load_conventions
@@ -285,7 +285,7 @@ class _Walk:
             span = Span(block, "\n".join(block.lines), inherited=lead)
             start = sum(len(x) + 1 for x in block.lines[:offset]) + line.index(command)
             self.units.append(Unit(span, start, start + len(command), None, [], lead.marker, tuple(headings),
-                                   objects=[{"kind": "code", "text": command}]))
+                                   objects=[ClauseObject(ClauseObjectKind.CODE, command)]))
 
     def _read_span(self, span: Span, headings: list[Heading]) -> Lead | None:
         """Every marked sentence of a span becomes a unit; returns a lead marker if the span introduces a list."""
@@ -344,7 +344,7 @@ def _reading(source: Source, unit: Unit) -> Reading:
         clause = read_clause(unit.sentence, unit.markers, governing, load_lexicon())
     else:
         clause = Clause(marker=governing, objects=unit.objects or [])
-        clause.scope_text = " ".join(o["text"].lower() for o in clause.objects)
+        clause.scope_text = " ".join(o.text.lower() for o in clause.objects)
     if unit.sentence is not None and span.text[unit.start : unit.end].rstrip().endswith("?"):
         reading.skipped = Skipped(source.group_id, source.file, lines, quote, governing.text,
                                   "skip-no-imperative", "a question, not an instruction")
@@ -452,7 +452,7 @@ def _imperative_from(source: Source, reading: Reading, role_ok: bool) -> Imperat
     trigger = None if clause.sequence else infer_trigger(clause, cls.polarity, lexicon)
     if trigger is None and not clause.sequence and unit.sentence is not None:
         clause, trigger = _other_clause(unit.sentence, unit.markers, unit.governing, clause)
-    if trigger is not None and trigger.kind != "mcp" and all(p["field"] != "command" for p in trigger.patterns):
+    if trigger is not None and trigger.kind != "mcp" and all(p.field != "command" for p in trigger.patterns):
         section = lexicon.section_scope([h.title for h in headings])
         if section and section not in trigger.file_scope:  # "## Testing": the heading scopes the file rules under it
             trigger.file_scope = f"^(?=.*{trigger.file_scope})(?=.*{section})" if trigger.file_scope else section
@@ -514,7 +514,7 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         inferred = [axis for axis in scope if axis not in source.scope]  # the source's own scope is given, not inferred
         confidence = round(confidence - 0.05 * max(0, len(inferred) - 1), 2)
         routes, cause = proposed_routes(concrete=True), ""
-        reasons.append(f"{via} -> action={action} per §5 ({cls.name}); trigger {trigger.kind}")
+        reasons.append(f"{via} -> action={action} per §5 ({cls.name}); trigger {trigger.label}")
         if confidence < 0.7 and action != "warn":
             reasons.append(f"confidence {confidence} < 0.7 -> advisory per §7")
             action, severity = "warn", "low"
@@ -537,12 +537,12 @@ def build_imperative(source: Source, quote, lines, marker: Marker, cls, clause, 
         marker=marker.text,
         marker_class=cls.name,
         polarity=cls.polarity,
-        clause=clause.to_json(),
-        trigger=trigger.to_json() if trigger else None,
+        clause=clause.record(),
+        trigger=trigger.record() if trigger else None,
         scope=scope,
         routes=routes,
-        action=action,
-        severity=severity,
+        action=Action(action),
+        severity=Severity(severity),
         confidence=confidence,
         reasons=reasons,
         suggestion=trigger.suggestion if trigger else "",

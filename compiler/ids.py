@@ -20,9 +20,9 @@ def group_stem(group_id: str) -> str:
 def summary_slug(imperative) -> str:
     """At most six words naming what the rule is about, stable under unrelated edits."""
     trigger = imperative.trigger
-    if trigger and trigger.get("summary"):
+    if trigger and trigger.summary:
         prefix = "no" if imperative.action in ("block", "ask") else "avoid"
-        words = [prefix, *re.findall(r"[a-z0-9]+", trigger["summary"].lower())]
+        words = [prefix, *re.findall(r"[a-z0-9]+", trigger.summary.lower())]
     else:
         words = [w for w in re.findall(r"[a-z0-9]+", imperative.quote.lower()) if w not in _STOP]
     return "-".join(words[:6]) or "rule"
@@ -35,7 +35,7 @@ def _sentence(imp) -> tuple:
 def _trigger(imp) -> tuple | None:
     if not imp.trigger:
         return None
-    return imp.group_id, json.dumps([imp.trigger["tool_match"], imp.trigger["patterns"]], sort_keys=True)
+    return imp.group_id, json.dumps([imp.trigger.tool_match, imp.trigger.patterns_json()], sort_keys=True)
 
 
 def assign_ids(imperatives, previous=()) -> None:

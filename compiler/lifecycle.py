@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from . import overrides as overrides_file
 from .checks import schema_error
-from .ir import PolicyIR, lines_label
+from .ir import PolicyIR, lines_label, plain
 from .output import locked
 from .project import Project, UsageError, load_ir
 from .report import ICONS
@@ -103,8 +103,8 @@ def list_group(state: State, group_id: str) -> dict:
             "severity": found.severity,
             "source": f"{imp.file}:{lines_label(imp.lines)}",
             "quote": imp.quote,
-            "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.rule_trigger['tool_match'])}], "
-                       f"patterns=[{', '.join(p['field'] + '~/' + p['regex'] + '/' for p in imp.rule_trigger['patterns'])}]",
+            "trigger": f"trigger=PreToolUse, tool_match=[{','.join(imp.rule_trigger.tool_match)}], "
+                       f"patterns=[{', '.join(p.field + '~/' + p.regex + '/' for p in imp.rule_trigger.patterns)}]",
             "lexical": f"{imp.marker} → {imp.marker_class}",
             # why it is inactive, a stable code (dsh-rules style): shadowed, the overrides' code, or a dormant skill scope
             "inactive": found.status or ("dormant-scope" if "skill" in imp.scope else ""),
@@ -136,7 +136,7 @@ def show(state: State, rule_id: str) -> dict:
         lines = source.text.split("\n")
         for number in range(max(1, first - 3), min(len(lines), last + 3) + 1):
             context.append({"line": number, "text": lines[number - 1], "quoted": first <= number <= last})
-    admission = asdict(imp.admission) if imp is not None and imp.admission else None
+    admission = plain(imp.admission) if imp is not None else None
     return {"rule": rule, "effective": effective, "admission": admission, "context": context}
 
 

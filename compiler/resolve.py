@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir import PASS1, PASS2, PASS3, Imperative, PolicyIR
+from .ir import PASS1, PASS2, PASS3, Conflict, Decision, Gate, Imperative, PolicyIR, count_actions, prose_entries
 from .overrides import Overrides
 
 # --- the resolved view ---
@@ -141,8 +141,8 @@ class Resolved:
 def resolve(ir: PolicyIR, overrides: Overrides | None = None) -> Resolved:
     """The resolved view of `ir`, with `overrides` (default: the overrides the IR records)."""
     overrides = overrides if overrides is not None else Overrides.from_json(ir.overrides)
-    losers = {loser: c["id"] for c in ir.conflicts for loser in c.get("overridden_ids", [])}
-    settled = {c["id"]: c for c in ir.conflicts if "action" in c}
+    losers = {loser: c.id for c in ir.conflicts for loser in c.overridden_ids}
+    settled = {c.id: c for c in ir.conflicts}
     rules = tuple(_resolve_one(imp, losers.get(imp.id, ""), settled.get(imp.id), overrides) for imp in ir.imperatives)
     return Resolved(ir, rules, overrides, _stats(ir, rules), {r.id: r for r in rules})
 
@@ -152,11 +152,11 @@ def view(source: PolicyIR | Resolved) -> Resolved:
     return source if isinstance(source, Resolved) else resolve(source)
 
 
-def _resolve_one(imp: Imperative, shadowed_by: str, conflict, overrides: Overrides) -> ResolvedRule:
+def _resolve_one(imp: Imperative, shadowed_by: str, conflict: Conflict | None, overrides: Overrides) -> ResolvedRule:
     action, severity, escalated = imp.action, imp.severity, ""
-    if conflict is not None and conflict["action"] != imp.action:  # a merge never weakens: its action is the strictest
-        action = escalated = conflict["action"]
-        severity = conflict["severity"]
+    if conflict is not None and conflict.action != imp.action:  # a merge never weakens: its action is the strictest
+        action = escalated = conflict.action
+        severity = conflict.severity
     changes = overrides.effect(imp.id, imp.group_id)
     return ResolvedRule(imp, shadowed_by, overrides.state(imp.id, imp.group_id), changes.get("action", action),
                         changes.get("severity", severity), escalated, changes.get("note", ""), changes.get("user_modified", False))
@@ -168,24 +168,25 @@ def _stats(ir: PolicyIR, rules: tuple[ResolvedRule, ...]) -> Stats:
     guardrules = [r for r in rules if r.guardrule]
     kinds = [s.kind for s in ir.sources]
     demoted = [r.imperative.admission.gate for r in rules
-               if r.imperative.admission is not None and r.imperative.admission.decision == "demoted"]
+               if r.imperative.admission is not None and r.imperative.admission.decision == Decision.DEMOTED]
+    counts = ir.counts()  # the IR's stats() counts the same, before conflicts and overrides
     return Stats(
-        files_scanned=ir.files_scanned(),
-        files_failed=len(ir.errors),
+        files_scanned=counts["files_scanned"],
+        files_failed=counts["files_failed"],
         imperative_bearing=sum(1 for k in kinds if k in ("imperative", "imperative-likely")),
         scan_only=sum(1 for k in kinds if k in ("scan-only", "mixed")),
-        imperatives_found=len(ir.imperatives) + len(ir.skipped),
-        distilled={a: sum(1 for r in guardrules if r.action == a) for a in ("block", "ask", "warn")},
-        enforced={a: sum(1 for r in guardrules if r.enabled and r.action == a) for a in ("block", "ask", "warn")},
+        imperatives_found=counts["imperatives_found"],
+        distilled=count_actions(r.action for r in guardrules),
+        enforced=count_actions(r.action for r in guardrules if r.enabled),
         enforcing=sum(1 for r in guardrules if r.enabled),
         user_disabled=sum(1 for r in guardrules if not r.enabled),
         policies=sum(1 for r in rules if r.policy),
-        pass2_only=sum(1 for r in rules if r.imperative.routes == [PASS2]),
-        prose_entries=len(ir.prose) + sum(1 for r in rules if r.principle),
-        demoted={gate: demoted.count(gate) for gate in GATE_WORDS if gate in demoted},
+        pass2_only=counts["pass2_only"],
+        prose_entries=prose_entries(ir, (r for r in rules if r.principle)),
+        demoted={Gate(gate): demoted.count(Gate(gate)) for gate in GATE_WORDS if gate in demoted},
         skip_counts=ir.skip_counts(),
-        skipped=len(ir.skipped),
-        conflicts=len(ir.conflicts),
-        removed=len(ir.removed),
+        skipped=counts["skipped"],
+        conflicts=counts["conflicts"],
+        removed=counts["removed"],
     )
 

@@ -16,7 +16,7 @@ import yaml
 
 from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
-from .ir import ClauseObject, Pattern, SequenceRecord, TriggerRecord, without_empty
+from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
 from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
@@ -60,7 +60,7 @@ class Lexicon:
             return "".join(regexes)
         return "^" + "".join(f"(?=.*{r})" for r in regexes)  # every heading's scope must hold
 
-    def qualifier_scope(self, text: str, objects: list[dict]) -> list[str] | None:
+    def qualifier_scope(self, text: str, objects: list[ClauseObject]) -> list[str] | None:
         """The globs a qualifier narrows a rule to: [] when it does not narrow it
         ("on the host"), None when it narrows it in a way no glob can say ("in screens")."""
         if any(pattern.search(text) for pattern in self.qualifiers["harmless"]):
@@ -70,7 +70,7 @@ class Lexicon:
                 return list(scope["globs"])
         if folder := self.qualifiers["folders"].search(text):
             return [name + "/" for name in re.split(r" (?:and|or) ", folder.group(1))]
-        paths = [o["text"] for o in objects if o["kind"] == "path" or _PATHLIKE.search(o["text"])]
+        paths = [o.text for o in objects if o.kind == ClauseObjectKind.PATH or _PATHLIKE.search(o.text)]
         if paths and len(paths) == len(objects) and self.qualifiers["paths"].search(text):
             return paths
         return None
@@ -132,7 +132,9 @@ def load_lexicon() -> Lexicon:
 
 @dataclass(slots=True)
 class Trigger:
-    kind: str  # command | required-form | path | content | mcp | omp-condition | prose:<lexicon id>
+    """A trigger while extraction builds it (a section or subtree may still narrow its file scope)."""
+
+    kind: TriggerKind
     tool_match: list[str]
     patterns: list[Pattern]
     keywords: list[str] = field(default_factory=list)
@@ -141,32 +143,28 @@ class Trigger:
     interpreted: bool = False  # the trigger needed interpretation (confidence 0.7)
     file_scope: str = ""
     values: list[str] = field(default_factory=list)  # the commands, globs or identifiers it was built from
+    lexicon: str = ""  # a prose trigger's lexicon entry id
 
-    def to_json(self) -> TriggerRecord:
-        record: TriggerRecord = {
-            "kind": self.kind,
-            "tool_match": self.tool_match,
-            "patterns": self.patterns,
-            "values": self.values,
-            "keywords": self.keywords,
-            "summary": self.summary,
-            "suggestion": self.suggestion,
-            "interpreted": self.interpreted,
-            "file_scope": self.file_scope,
-        }
-        return without_empty(record, keep=("kind", "tool_match", "patterns"))
+    @property
+    def label(self) -> str:
+        return kind_label(self.kind, self.lexicon)
+
+    def record(self) -> TriggerRecord:
+        """The IR's record of it."""
+        return TriggerRecord(self.kind, tuple(self.tool_match), tuple(self.patterns), self.lexicon, tuple(self.values),
+                             tuple(self.keywords), self.summary, self.suggestion, self.interpreted, self.file_scope)
 
 
 def _object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
-    text = obj["text"]
+    text = obj.text
     first = text.removeprefix("$ ").split()[0] if text.split() else ""
-    if obj["kind"] == "word":
+    if obj.kind == ClauseObjectKind.WORD:
         return "command"
     if MCP_TOOL.match(text):
         return "mcp"
     if text.endswith("/") and " " not in text:  # a folder: only paths end in /
         return "path"
-    if obj["kind"] == "path":
+    if obj.kind == ClauseObjectKind.PATH:
         return "content" if verb in lex.content_verbs - lex.edit_verbs else "path"
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
         return "command"
@@ -195,8 +193,8 @@ def _keywords(commands: list[str], versioned: frozenset[str]) -> list[str]:
 def _recommended(clause: Clause) -> list[str]:
     """What the source says to use instead."""
     if clause.marker.marker_class in ("block-positive", "advisory") and clause.instead_of:
-        return [o["text"] for o in clause.objects]
-    return [o["text"] for o in clause.alternatives]
+        return [o.text for o in clause.objects]
+    return [o.text for o in clause.alternatives]
 
 
 def _suggestion(clause: Clause) -> str:
@@ -226,7 +224,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
     if kinds:
         kind = kinds[0][0]
-        texts = [o["text"] for k, o in kinds if k == kind and len(o["text"]) > 1]
+        texts = [o.text for k, o in kinds if k == kind and len(o.text) > 1]
         trigger = _build(kind, texts, clause, lex) if texts else None
         if trigger:
             trigger.suggestion = _suggestion(clause)
@@ -253,13 +251,13 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
     if clause.marker.marker_class != "block-positive" or " with " not in f" {clause.scope_text} ":
         return None
     for obj in clause.objects:
-        if obj["kind"] == "code" and _object_kind(obj, clause.verb, lex) == "command":
-            regex = missing_flags_regex(obj["text"])
+        if obj.kind == ClauseObjectKind.CODE and _object_kind(obj, clause.verb, lex) == "command":
+            regex = missing_flags_regex(obj.text)
             if regex:
-                program = obj["text"].split()[0].rsplit("/", 1)[-1]
+                program = obj.text.split()[0].rsplit("/", 1)[-1]
                 pattern = Pattern(field="command", regex=regex, flags="")
-                return Trigger("required-form", list(lex.tools["shell"]), [pattern], keywords=_keywords([program], lex.versioned),
-                               summary=f"{program} without required flags", suggestion=f"Run `{obj['text']}`.", interpreted=True)
+                return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), [pattern], keywords=_keywords([program], lex.versioned),
+                               summary=f"{program} without required flags", suggestion=f"Run `{obj.text}`.", interpreted=True)
     return None
 
 
@@ -271,12 +269,12 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     if m is None or family is None:
         return None
     chosen = m.group(1)
-    if any(o["kind"] == "code" and o["text"].split()[:1] == [chosen] and " " in o["text"].strip() for o in clause.objects):
+    if any(o.kind == ClauseObjectKind.CODE and o.text.split()[:1] == [chosen] and " " in o.text.strip() for o in clause.objects):
         return None  # "use `npm run preflight`" asks for a script of npm, not for npm over pnpm, yarn and bun
     named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))
     others = [tool for tool in family if tool != chosen and tool in named] or [tool for tool in family if tool != chosen]
     pattern = Pattern(field="command", regex=command_regex(others, lex.versioned), flags="")
-    return Trigger("command", list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [pattern], keywords=_keywords(others, lex.versioned),
                    summary=" ".join(others), suggestion=f"Use `{chosen}` instead.", interpreted=True, values=others)
 
 
@@ -284,7 +282,7 @@ def _exception_patterns(kind: ObjectKind, texts: list[str], clause: Clause, lex:
     """Negated patterns for "unless/except X": concrete X of the same kind, or a prose scope."""
     patterns: list[Pattern] = []
     if kind == "command":
-        same = [o["text"] for o in clause.exceptions if o["kind"] == "code" and o["text"] not in texts]
+        same = [o.text for o in clause.exceptions if o.kind == ClauseObjectKind.CODE and o.text not in texts]
         # the recommended form stays allowed when it runs the forbidden program behind a wrapper (`uv run pytest`)
         forbidden = re.compile(command_regex(texts, lex.versioned))
         same += [t for t in _recommended(clause) if forbidden.search(t) and t not in same + texts]
@@ -293,7 +291,7 @@ def _exception_patterns(kind: ObjectKind, texts: list[str], clause: Clause, lex:
         # "Never use `pip` directly - always use `pipenv`": a command that names the recommended
         # program (`pip install pipenv`, `pipenv run pip …`) is the way the sentence asks for
         banned = {t.split()[0] for t in texts if t.split()}
-        named = sorted({o["text"].split()[0] for o in clause.alternatives if o["text"].split()} & lex.programs - banned)
+        named = sorted({o.text.split()[0] for o in clause.alternatives if o.text.split()} & lex.programs - banned)
         if named:
             regex = r"(?:^|[\s/])" + any_of([js_escape(n) for n in named]) + r"(?![\w-])"
             patterns.append(Pattern(field="command", regex=regex, flags="", negate=True))
@@ -317,7 +315,7 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     tools = lex.tools
     if kind == "mcp":
         tool_match, patterns = mcp_tools(texts)
-        return Trigger("mcp", tool_match, patterns, summary=_slug_words(texts), values=texts)
+        return Trigger(TriggerKind.MCP, tool_match, patterns, summary=_slug_words(texts), values=texts)
     if kind == "command":
         return _command_trigger(texts, clause, lex)
     exceptions = _exception_patterns(kind, texts, clause, lex)
@@ -325,22 +323,22 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
         # in prose, "`generated/*`" names the folder's contents, not only its top level
         regex = any_of([glob_to_regex(t.removesuffix("*") if t.endswith("/*") else t) for t in texts])
         patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
-        return Trigger("path", list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
-                       interpreted=any(o["kind"] == "word" for o in clause.objects), values=texts)
+        return Trigger(TriggerKind.PATH, list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
+                       interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)
     texts = [t for t in texts if t not in lex.not_identifiers]  # content
     if not texts:
         return None
     regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
     patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
-    return Trigger("content", list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
+    return Trigger(TriggerKind.CONTENT, list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
 
 
 def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:
     pattern = Pattern(field="command", regex=command_regex(texts, lex.versioned), flags="")
-    return Trigger("command", list(lex.tools["shell"]), [pattern, *_exception_patterns("command", texts, clause, lex)],
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [pattern, *_exception_patterns("command", texts, clause, lex)],
                    keywords=_keywords(texts, lex.versioned), summary=_slug_words(texts),
-                   interpreted=any(o["kind"] == "word" for o in clause.objects), values=texts)
+                   interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)
 
 
 def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> Trigger | None:
@@ -370,7 +368,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
         tool = entry["tool"]
         fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
         regex = entry["regex"]
-        spared = [o["text"] for o in clause.alternatives + clause.exceptions]
+        spared = [o.text for o in clause.alternatives + clause.exceptions]
         if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
             regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
         if "names" in entry:  # the regex names only what the sentence names
@@ -378,7 +376,8 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
             regex = regex.replace("{NAMES}", "|".join(named))
         patterns = [Pattern(field=f, regex=regex, flags=entry.get("flags", "")) for f in fields]
         return Trigger(
-            kind=f"prose:{entry['id']}",
+            kind=TriggerKind.PROSE,
+            lexicon=entry["id"],
             tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
             patterns=patterns,
             keywords=list(entry.get("keywords", [])),
@@ -412,15 +411,14 @@ def _read_entry_qualifiers(clause: Clause, entry: dict) -> None:
 def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> SequenceRecord | None:
     """A sequential precondition's closing event and the commands that must come first.
 
-    "Always run `npm test` before committing" -> {"event": "git commit",
-    "regex": ..., "requires": ["npm test"]}; None when either side is not concrete.
+    "Always run `npm test` before committing" -> event "git commit", its regex, requires ("npm test",); None when either side is not concrete.
     """
     lex = lex or load_lexicon()
     event = next((e for e in lex.events if e["when_re"].search(clause.sequence)), None)
-    requires = [o["text"] for o in clause.objects if _object_kind(o, clause.verb, lex) == "command"]
+    requires = [o.text for o in clause.objects if _object_kind(o, clause.verb, lex) == "command"]
     if event is None or not requires:
         return None
-    return {"event": event["name"], "regex": event["regex"], "requires": requires}
+    return SequenceRecord(event["name"], event["regex"], tuple(requires))
 
 
 _OMP_SCOPE = re.compile(r"^tool:(\w+)(?:\(([^)]*)\))?$")
@@ -461,4 +459,4 @@ def omp_trigger(frontmatter: dict, lex: Lexicon | None = None) -> tuple[Trigger 
     if globs:
         regexes = [glob_to_regex(g) for g in globs]
         scope = any_of(regexes)
-    return Trigger("omp-condition", tools, patterns, summary="condition", values=conditions, file_scope=scope), ""
+    return Trigger(TriggerKind.OMP_CONDITION, tools, patterns, summary="condition", values=conditions, file_scope=scope), ""

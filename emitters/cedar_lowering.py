@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..compiler.ir import Pattern, TriggerKind, TriggerRecord
 from ..compiler.regexes import ALIASES
 from ..compiler.sondera import TOOL_ACTIONS, cedar_string
 from .backend import Omitted
@@ -107,37 +108,37 @@ def _parse_condition(command: str) -> tuple[str, bool]:
     return (terms[0] if len(terms) == 1 else "(" + " && ".join(terms) + ")"), exact
 
 
-def _whole_program(command: str, patterns: list[dict]) -> bool:
+def _whole_program(command: str, patterns: tuple[Pattern, ...]) -> bool:
     """The rule's regex ends the program name where the command's first word ends (`pip(?![\\w-])`, not `pip[0-9.]*`)."""
     program = re.escape(command.strip().removeprefix("$ ").split()[0])
-    return any(re.search(program + r"(?:\\s|\(\?!\[\\w-\]\)|\\b|\$|\)|\||$)", p["regex"]) for p in patterns
-               if p["field"] == "command" and not p.get("negate"))
+    return any(re.search(program + r"(?:\\s|\(\?!\[\\w-\]\)|\\b|\$|\)|\||$)", p.regex) for p in patterns
+               if p.field == "command" and not p.negate)
 
 
-def _unparsed_condition(trigger: dict) -> str:
+def _unparsed_condition(trigger: TriggerRecord) -> str:
     """v2, fail closed: when Sondera could not parse the command (`parse.ok` false), match its raw text.
 
     The like form of the rule's command patterns, or else every literal word of
     each command in order (wider than the rule: an unparsable command is suspect).
     """
     parts = []
-    for pattern in trigger["patterns"]:
-        if pattern["field"] == "command" and not pattern.get("negate"):
+    for pattern in trigger.patterns:
+        if pattern.field == "command" and not pattern.negate:
             try:
-                parts.append(_like_condition("command", pattern["regex"], pattern.get("flags", "i"), False)[0])
+                parts.append(_like_condition("command", pattern.regex, pattern.flags, False)[0])
             except Unsupported:
                 parts = []
                 break
     if not parts:
-        for value in trigger["values"]:
+        for value in trigger.values:
             words = [w for w in value.strip().removeprefix("$ ").split()
                      if not (w.startswith(("<", "$")) or w in ("...", "…") or "*" in w or "\\" in w)]
             parts.append(f"context.command like {cedar_like('*' + '*'.join(words) + '*')}")
     return f"!context.parse.ok && ({' || '.join(parts)})"
 
 
-def _actions(trigger: dict) -> list[str]:
-    found = {TOOL_ACTIONS[t] for t in trigger["tool_match"] if t in TOOL_ACTIONS}
+def _actions(trigger: TriggerRecord) -> list[str]:
+    found = {TOOL_ACTIONS[t] for t in trigger.tool_match if t in TOOL_ACTIONS}
     return [a for a in ACTION_ORDER if a in found]
 
 
@@ -150,14 +151,14 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
     notes: list[str] = []
     exact = True
     seen: set[str | tuple[str, str, bool]] = set()  # fields and (attribute, regex, negated) already lowered
-    if action == "ShellCommand" and target.parse_fields and trigger["kind"] == "command" and trigger.get("values"):
-        for value in trigger["values"]:
+    if action == "ShellCommand" and target.parse_fields and trigger.kind == TriggerKind.COMMAND and trigger.values:
+        for value in trigger.values:
             term, value_exact = _parse_condition(value)
             positives.append(term)
             exact = exact and value_exact
         if not exact:
             notes.append("argument order and placeholders are not kept by context.parse")
-        if not all(_whole_program(value, trigger["patterns"]) for value in trigger["values"]):
+        if not all(_whole_program(value, trigger.patterns) for value in trigger.values):
             exact = False
             notes.append("the rule also matches longer program names (pip3 for pip); context.parse.programs holds exact names")
         positives.append(_unparsed_condition(trigger))
@@ -165,26 +166,26 @@ def _pattern_condition(imp, action: str, target: Target) -> tuple[str, bool, lis
         positive_fields = {"command"}
     else:
         positive_fields = set()
-    for pattern in trigger["patterns"]:
-        if pattern["field"] not in fields:
+    for pattern in trigger.patterns:
+        if pattern.field not in fields:
             continue
-        attr = _FIELD_ATTRS[pattern["field"]]
+        attr = _FIELD_ATTRS[pattern.field]
         if attr == "path" and target.normalized_paths:
             attr = "path_normalized"
-        key = (attr, pattern["regex"], pattern.get("negate", False))
-        if key in seen or (not pattern.get("negate") and pattern["field"] in positive_fields):
+        key = (attr, pattern.regex, pattern.negate)
+        if key in seen or (not pattern.negate and pattern.field in positive_fields):
             continue
         seen.add(key)
         try:
             lowercase = attr == "path_normalized"
-            expression, like_exact, like_notes = _like_condition(attr, pattern["regex"], pattern.get("flags", "i"), lowercase)
+            expression, like_exact, like_notes = _like_condition(attr, pattern.regex, pattern.flags, lowercase)
         except Unsupported as exc:
-            return Omitted(f"its {pattern['field']} pattern has no like form: {exc}")  # the regex is in the rule
+            return Omitted(f"its {pattern.field} pattern has no like form: {exc}")  # the regex is in the rule
         exact = exact and like_exact
         notes += [n for n in like_notes if n not in notes]
-        (negatives if pattern.get("negate") else positives).append(expression)
+        (negatives if pattern.negate else positives).append(expression)
     if not positives:
-        skipped = sorted({p["field"] for p in trigger["patterns"]} - set(_FIELD_ATTRS))
+        skipped = sorted({p.field for p in trigger.patterns} - set(_FIELD_ATTRS))
         why = f"the {', '.join(skipped)} field is not in Sondera's context" if skipped else "no pattern applies"
         return Omitted(why)
     condition = positives[0] if len(positives) == 1 else " || ".join(f"({p})" for p in positives)
@@ -235,22 +236,22 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
     if isinstance(scope, Omitted):
         return scope
     scope_terms, extensions = scope
-    if imp.trigger["kind"] == "mcp":
+    if imp.trigger.kind == TriggerKind.MCP:
         if not target.tool_calls:
             return Omitted("Sondera v1 has no action for MCP and other tools (v2 has PreToolUse)")
-        condition, exact = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger["tool_match"]), True
+        condition, exact = " || ".join(f"context.tool == {cedar_string(t)}" for t in imp.trigger.tool_match), True
         tool_notes: tuple[str, ...] = ()
-        if imp.trigger["patterns"]:  # tool_match "*" and a tool_name regex: the server is unknown
-            pattern = imp.trigger["patterns"][0]
+        if imp.trigger.patterns:  # tool_match "*" and a tool_name regex: the server is unknown
+            pattern = imp.trigger.patterns[0]
             try:
-                condition, exact, tool_notes = _like_condition("tool", pattern["regex"], pattern.get("flags", "i"), False)
+                condition, exact, tool_notes = _like_condition("tool", pattern.regex, pattern.flags, False)
             except Unsupported as exc:
                 return Omitted(f"its tool name pattern has no like form: {exc}")
         return [Policy(imp.id, ["PreToolUse"], " && ".join([*scope_terms, f"({condition})" if " || " in condition else condition]),
                        not exact, list(tool_notes), escalate, action_on_violation if target.extensions else "", extensions)]
     actions = _actions(imp.trigger)
     if not actions:
-        return Omitted(f"no Sondera action for tools {', '.join(imp.trigger['tool_match'])}")
+        return Omitted(f"no Sondera action for tools {', '.join(imp.trigger.tool_match)}")
     families = {"ShellCommand": ["ShellCommand"], "WebFetch": ["WebFetch"]}
     file_actions = [a for a in actions if a.startswith("File")]
     groups = [families[a] for a in actions if a in families] + ([file_actions] if file_actions else [])
@@ -272,7 +273,7 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
         full = " && ".join([*scope_terms, f"({condition})" if scope_terms else condition])
         policies.append(Policy(imp.id, group, full, not exact, notes, escalate,
                                action_on_violation if target.extensions else "", extensions))
-    if file_actions and imp.clause.get("verb") in _DELETE_VERBS:
+    if file_actions and imp.clause.verb in _DELETE_VERBS:
         policies += _delete_twin(imp, policies[-1], target)
     return policies
 
@@ -280,10 +281,10 @@ def lower_imperative(imp, target: Target) -> list[Policy] | Omitted:
 def _delete_twin(imp, file_policy: Policy, target: Target) -> list[Policy]:
     """Deletes arrive as `rm` shell commands: the path rule's ShellCommand twin."""
     globs = []
-    for pattern in imp.trigger["patterns"]:
-        if pattern["field"] == "file_path" and not pattern.get("negate"):
+    for pattern in imp.trigger.patterns:
+        if pattern.field == "file_path" and not pattern.negate:
             try:
-                globs += [alt.glob().lstrip("*") for alt in lower(pattern["regex"], pattern.get("flags", "i")).alternatives]
+                globs += [alt.glob().lstrip("*") for alt in lower(pattern.regex, pattern.flags).alternatives]
             except Unsupported:
                 return []
     if not globs:
@@ -297,10 +298,10 @@ def _sequence_policy(imp) -> list[Policy] | Omitted:
     """Interlinked: "always X before Y" as Y without X in the trajectory's commands_run."""
     sequence = imp.sequence
     try:
-        event, _, _ = _like_condition("command", sequence["regex"], "", False)
+        event, _, _ = _like_condition("command", sequence.regex, "", False)
     except Unsupported as exc:
         return Omitted(f"the closing event has no like form: {exc}")
-    required = " || ".join(f"resource.commands_run.contains({cedar_string(c)})" for c in sequence["requires"])
+    required = " || ".join(f"resource.commands_run.contains({cedar_string(c)})" for c in sequence.requires)
     condition = f"({event}) && !(resource has commands_run && ({required}))"
     return [Policy(imp.id, ["ShellCommand"], condition, True, ["commands_run holds whole commands, compared exactly"],
                    action_on_violation="warn", extensions=["commands_run"])]

@@ -25,17 +25,17 @@ def rule_from(resolved: ResolvedRule, label: str, companion: dict | None = None)
         "id": imp.id,
         "enabled": resolved.enabled,
         "trigger": "PreToolUse",
-        "tool_match": trigger["tool_match"],
+        "tool_match": list(trigger.tool_match),
         "action": resolved.action,
-        "patterns": trigger["patterns"],
+        "patterns": trigger.patterns_json(),
         "reason": f'{imp.file}:{lines_label(imp.lines)} — "{imp.quote}"',
     }
     if imp.suggestion:
         rule["suggestion"] = imp.suggestion
     rule["severity"] = resolved.severity
     rule["category"] = CATEGORY
-    if trigger.get("keywords"):
-        rule["keywords"] = trigger["keywords"]
+    if trigger.keywords:
+        rule["keywords"] = list(trigger.keywords)
     if imp.scope:
         rule["active_when"] = imp.scope
     if imp.applies_to_roles:
@@ -86,7 +86,7 @@ def emit(ir: PolicyIR | Resolved, target: str = "sondera-v2", groups: list | Non
         "source_hashes": {s.file: s.sha256 for s in ir.sources},
         "rules": rules,
         "skipped": skipped,
-        "conflicts": ir.conflicts,
+        "conflicts": [c.to_json() for c in ir.conflicts],
         "removed": ir.removed,
         "cedar_target": target,
         # each group's policy.md with the backends that write for every such group, then the extending backends' files

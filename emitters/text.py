@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..compiler.ids import group_stem
+from ..compiler.ir import TriggerKind
 from ..compiler.sondera import cedar_string
 
 _TOOL_WORDS = {"command": "runs a shell command", "path": "writes or edits a file", "content": "writes file content",
@@ -91,22 +92,22 @@ def trigger_signal(imp) -> str:
     roles = imp.applies_to_roles
     role = f" when the acting agent's role is {md_code(roles[0])}" if roles else ""
     if imp.sequence:
-        requires = " or ".join(md_code(c) for c in imp.sequence["requires"])
-        return (f"The agent runs {md_code(imp.sequence['event'])} and the trajectory shows no {requires} "
+        requires = " or ".join(md_code(c) for c in imp.sequence.requires)
+        return (f"The agent runs {md_code(imp.sequence.event)} and the trajectory shows no {requires} "
                 f"since the last change it made{role}.")
     if trigger is None:
-        verb = imp.clause.get("verb")
-        objects = ", ".join(md_code(o["text"]) for o in imp.clause.get("objects", []))
+        verb = imp.clause.verb
+        objects = ", ".join(md_code(o.text) for o in imp.clause.objects)
         what = " (" + " ".join(filter(None, [md_text(verb) if verb else "", objects])) + ")" if verb or objects else ""
         clause = "must not be done" if imp.polarity == "negative" else "is required and missing"
         return f"The tool call or recent trajectory shows that what the source describes {clause}{what}: {md_code(imp.quote)}{role}."
-    doing = _TOOL_WORDS.get(trigger["kind"].split(":")[0], "makes a tool call")
-    if trigger["kind"].startswith("prose:"):
-        return f"The agent {doing} that does this: {trigger.get('summary', '')} (regex {md_code(trigger['patterns'][0]['regex'])}){role}."
-    values = " or ".join(md_code(v) for v in trigger.get("values", []))
-    if trigger["kind"] == "mcp":
-        values = " or ".join(md_code(t) for t in trigger["tool_match"])
-    elif not values and trigger["patterns"]:
-        values = "regex " + md_code(trigger["patterns"][0]["regex"])
-    where = {"command": "matching", "path": "at a path matching", "content": "containing", "mcp": ""}.get(trigger["kind"], "matching")
+    doing = _TOOL_WORDS.get(trigger.kind, "makes a tool call")
+    if trigger.kind == TriggerKind.PROSE:
+        return f"The agent {doing} that does this: {trigger.summary} (regex {md_code(trigger.patterns[0].regex)}){role}."
+    values = " or ".join(md_code(v) for v in trigger.values)
+    if trigger.kind == TriggerKind.MCP:
+        values = " or ".join(md_code(t) for t in trigger.tool_match)
+    elif not values and trigger.patterns:
+        values = "regex " + md_code(trigger.patterns[0].regex)
+    where = {"command": "matching", "path": "at a path matching", "content": "containing", "mcp": ""}.get(trigger.kind, "matching")
     return f"The agent {doing} {where} {values}{role}.".replace("  ", " ")

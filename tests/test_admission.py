@@ -17,7 +17,7 @@ from policyc.compiler.admission import GATES, Admission
 from policyc.compiler.checks import schema_error
 from policyc.compiler.cli import main
 from policyc.compiler.harness import active, rule_fires
-from policyc.compiler.ir import IR_VERSION, PolicyIR
+from policyc.compiler.ir import IR_VERSION, AdmissionRate, Decision, Gate, PolicyIR
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.report import summary_data, summary_text
 from policyc.compiler.triggers import load_lexicon
@@ -189,14 +189,14 @@ def test_a_breadth_demotion_records_the_measured_rate(tmp_path):
     imp = only(ir)
     assert_demoted(imp, "breadth")
     rate = imp.admission.rate
-    assert rate["fired"] > 0 and rate["total"] >= rate["fired"] and rate["share"] == round(rate["fired"] / rate["total"], 4)
+    assert rate.fired > 0 and rate.total >= rate.fired and rate.share == round(rate.fired / rate.total, 4)
     assert "of ordinary edits" in imp.admission.reason
 
 
 def test_an_admitted_rule_records_its_rate(tmp_path):
     ir, _ = compile_text(tmp_path, "Never run `terraform destroy`.\n")
     admission = only(ir).admission
-    assert admission.decision == "admitted" and admission.rate["fired"] == 0 and "0 of" in admission.reason
+    assert admission.decision == "admitted" and admission.rate.fired == 0 and "0 of" in admission.reason
 
 
 # --- scope: qualifiers become file scope, or the rule goes to Pass 2 ---
@@ -333,7 +333,7 @@ def test_every_imperative_records_its_admission(tmp_path):
     assert decisions == ["admitted", "demoted", "no-candidate"]
     assert all(i.admission.gate in ("", *GATES) for i in ir.imperatives)
     data = json.loads(ir.dumps())
-    assert data["ir_version"] == IR_VERSION == "1.3" and schema_error("ir.schema.json", data) == ""
+    assert data["ir_version"] == IR_VERSION == "1.4" and schema_error("ir.schema.json", data) == ""
     assert data["imperatives"][1]["admission"]["gate"] == "scope"
     assert PolicyIR.from_json(data).imperatives[1].admission == ir.imperatives[1].admission
 
@@ -369,7 +369,7 @@ def test_show_explains_an_admitted_and_a_demoted_rule(tmp_path, capsys, monkeypa
     assert "Admission: demoted by the scope gate: 'in business code' narrows the rule" in out and "> 2 | Never use raw" in out
 
 
-def test_an_ir_1_2_still_reads_and_diffs_against_1_3(tmp_path, capsys):
+def test_an_ir_1_2_still_reads_and_diffs_against_the_current_version(tmp_path, capsys):
     old = json.loads((DATA / "ir-1.2.json").read_text(encoding="utf-8"))
     assert old["ir_version"] == "1.2" and all("admission" not in i for i in old["imperatives"])
     assert all(i.admission is None for i in PolicyIR.from_json(old).imperatives)
@@ -384,7 +384,7 @@ def test_an_ir_1_2_still_reads_and_diffs_against_1_3(tmp_path, capsys):
 
 
 def test_admission_serialises_every_field():
-    admission = Admission("demoted", "breadth", "it fires", {"fired": 1, "total": 2, "share": 0.5})
+    admission = Admission(Decision.DEMOTED, Gate.BREADTH, "it fires", AdmissionRate(1, 2, 0.5))
     assert Admission.from_json({"decision": "demoted", "gate": "breadth", "reason": "it fires",
                                 "rate": {"fired": 1, "total": 2, "share": 0.5}}) == admission
     assert Admission.from_json(None) is None

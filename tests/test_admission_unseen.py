@@ -196,7 +196,7 @@ def test_what_is_said_or_swapped_is_not_file_content():
 def test_a_bare_except_is_the_clause_with_no_exception_named():
     # fastmcp AGENTS.md: "bare `except`" is `except:`; `except Exception:` names a type, and a comment is not code
     imp, evaluator = _compiled("- Never use bare `except` - be specific with exception types")
-    assert imp.trigger["kind"] == "prose:bare-except-clause"
+    assert imp.trigger.label == "prose:bare-except-clause"
     assert _decide(evaluator, "Write", {"file_path": "src/a.py", "content": "try:\n    f()\nexcept:\n    pass\n"}) == "block"
     for content in ("    except Exception:\n", "    except ValueError as e:\n", "# never use a bare except here\n"):
         assert _decide(evaluator, "Write", {"file_path": "src/a.py", "content": content}) == "allow"

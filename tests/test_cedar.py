@@ -92,8 +92,8 @@ def _probes() -> list[tuple[str, str, str, str]]:
     for case in sorted(p.name for p in GOLDEN_CASES.iterdir()):
         key = "golden:" + case
         for imp in _compiled(key).imperatives:
-            if imp.trigger and imp.trigger["kind"] == "command":
-                for value in imp.trigger["values"]:
+            if imp.trigger and imp.trigger.kind == "command":
+                for value in imp.trigger.values:
                     probes += [(key, "Bash", "command", v) for v in _variants(value)]
         probes += [(key, "Bash", "command", c) for c in EDGE_COMMANDS]
     return probes

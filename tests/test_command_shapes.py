@@ -335,8 +335,9 @@ def test_mcp_names(sentence, hit, miss, target):
 ])
 def test_bare_tool_names_fire_on_the_prefixed_name(names, hit, miss):
     tool_match, patterns = mcp_tools(names)
-    assert tool_match == ["*"] and all(not redos_reasons(p["regex"]) for p in patterns)
-    rule = {"id": "r", "enabled": True, "trigger": "PreToolUse", "tool_match": tool_match, "action": "block", "patterns": patterns}
+    assert tool_match == ["*"] and all(not redos_reasons(p.regex) for p in patterns)
+    rule = {"id": "r", "enabled": True, "trigger": "PreToolUse", "tool_match": tool_match, "action": "block",
+            "patterns": [p.to_json() for p in patterns]}
     evaluator = Evaluator([rule])
     assert evaluator.evaluate({"tool_name": hit, "tool_input": {}}).decision == "block"
     assert evaluator.evaluate({"tool_name": miss, "tool_input": {}}).decision == "allow"
@@ -442,7 +443,7 @@ def test_every_lexicon_prose_entry_has_an_example():
 @pytest.mark.parametrize("label, kind, example", list(_examples()), ids=[label for label, _, _ in _examples()])
 def test_every_admitted_rule_kind_fires_on_its_example(label, kind, example):
     sentence, tool, hit, miss = example
-    assert {i.trigger["kind"] for i in _compiled(sentence).imperatives} == {kind}
+    assert {i.trigger.label for i in _compiled(sentence).imperatives} == {kind}
     assert _guardrules_block(sentence, tool, hit)
     if miss is not None:
         assert not _guardrules_block(sentence, tool, miss)

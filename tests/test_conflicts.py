@@ -25,6 +25,6 @@ def test_a_broad_block_still_speaks_for_a_narrow_ask(tmp_path):
     files = {"AGENTS.override.md": "Never run `git push`.\n", "AGENTS.md": "Avoid running `git push --force`.\n"}
     root = make_project(tmp_path, files)
     ir = compile_paths(sorted(root.joinpath(name) for name in files), root)
-    assert [len(c["overridden_ids"]) for c in ir.conflicts] == [1]
+    assert [len(c.overridden_ids) for c in ir.conflicts] == [1]
     rules = emit(ir)["rules"]
     assert [(r["action"], r["source"]["file"]) for r in rules] == [("block", "AGENTS.override.md")]

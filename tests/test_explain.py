@@ -13,6 +13,7 @@ from policyc.compiler import cli, explain
 from policyc.compiler.admission import admit_all
 from policyc.compiler.extract import blocks, candidates, clauses, units
 from policyc.compiler.ids import assign_ids
+from policyc.compiler.ir import ClauseObject, ClauseObjectKind
 from policyc.compiler.pipeline import compile_sources, load_sources, source_ir
 from policyc.compiler.sources import SourceError, source_from_bytes
 from policyc.compiler.targets import discover
@@ -75,9 +76,9 @@ def test_clauses_stage_reads_the_governed_clause_or_sets_the_sentence_aside():
     readings = clauses(source, walked.units)
     assert [r.lines for r in readings] == [[3, 3], [4, 4], [8, 8], [11, 11], [14, 14], [15, 15], [16, 16]]
     first = readings[0].clause
-    assert first is not None and [o["text"] for o in first.objects] == ["rm -rf /"]
+    assert first is not None and [o.text for o in first.objects] == ["rm -rf /"]
     assert readings[2].clause is None and readings[2].skipped is None  # the lead line
-    assert readings[3].clause is not None and readings[3].clause.objects == [{"kind": "code", "text": "git push --force"}]
+    assert readings[3].clause is not None and readings[3].clause.objects == [ClauseObject(ClauseObjectKind.CODE, "git push --force")]
     assert readings[5].skipped is not None and readings[5].skipped.reason == "a question, not an instruction"
     assert readings[6].skipped is not None and readings[6].skipped.marker_class == "skip-hedged"
 
@@ -88,7 +89,7 @@ def test_candidates_stage_proposes_before_admission():
     assert [c.reading.lines for c in found if c.reading] == [[3, 3], [4, 4], [11, 11], [14, 14]]
     imps = [c.imperative for c in found]
     assert all(i.admission is None and i.id == "" for i in imps)
-    assert [i.trigger["kind"] if i.trigger else None for i in imps] == ["command", None, "command", "path"]
+    assert [i.trigger.kind if i.trigger else None for i in imps] == ["command", None, "command", "path"]
     assert imps[0].routes == ["pass1", "pass2"]  # proposed: admission has not run
 
 

@@ -132,7 +132,7 @@ def test_a_run_of_stars_does_not_stall_the_marker_filter():
     exponentially many ways: 36 stars took over 30 s and cost the file all its rules."""
     line = "Please do " + "*" * 60 + " this.\n\nNever run `make deploy`.\n"
     ir = compile_sources([source_from_bytes("CLAUDE.md", line.encode())])
-    assert not ir.errors and [i.trigger["values"] for i in ir.imperatives if i.trigger] == [["make deploy"]]
+    assert not ir.errors and [i.trigger.values for i in ir.imperatives if i.trigger] == [("make deploy",)]
 
 
 # --- item 9: markdown injection through a SKILL.md name ---

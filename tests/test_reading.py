@@ -14,7 +14,7 @@ def test_a_weaker_clause_gives_the_trigger_when_the_strongest_names_nothing(tmp_
     ir, doc = compile_text(tmp_path, text)
     (rule,) = doc["rules"]
     assert rule["action"] == "block"  # the strongest marker ("always") still decides the action
-    assert only(ir).clause["marker"] == "should not"  # the clause that named the commands
+    assert only(ir).clause.marker == "should not"  # the clause that named the commands
     assert fires(doc, *bash("pytest tests/")) and fires(doc, *bash("python -m airflow db migrate"))
     assert fires(doc, *bash("breeze testing tests")) == [] and fires(doc, *bash("breeze run pytest")) == []
 

@@ -145,7 +145,7 @@ RULES = [
 def test_prose_names_an_admitted_rule(sentence, kind, hits, misses):
     imp = _only(sentence)
     assert imp.admission.decision == "admitted", imp.admission
-    assert imp.trigger["kind"] == kind
+    assert imp.trigger.label == kind
     for tool, tool_input in hits:
         assert _acts(sentence, tool, tool_input), (sentence, tool_input)
     for tool, tool_input in misses:
@@ -312,7 +312,7 @@ def test_the_recommended_side_never_fires(sentence, asked):
 def test_a_positive_prose_entry_reads_only_the_rejected_side():
     """"Always push to feature branches, not main": the branch after "not" is the trigger."""
     sentence = "Always push to feature branches, not main."
-    assert _only(sentence).trigger["kind"] == "prose:push-protected-branch"
+    assert _only(sentence).trigger.label == "prose:push-protected-branch"
     assert _acts(sentence, "Bash", {"command": "git push origin main"})
     assert not _acts(sentence, "Bash", {"command": "git push origin feature/x"})
     assert _only("Always push to `main`, not to `develop`.").admission.decision != "admitted"
@@ -320,7 +320,7 @@ def test_a_positive_prose_entry_reads_only_the_rejected_side():
 
 def test_a_call_noun_governs_the_names_before_it():
     imp = _only("Avoid `eval` calls.")
-    assert imp.trigger["values"] == ["eval()"]
+    assert imp.trigger.values == ("eval()",)
     assert _acts("Avoid `eval` calls.", "Write", {"file_path": "src/a.js", "content": "eval(code)"})
     assert not _acts("Avoid `eval` calls.", "Write", {"file_path": "src/a.js", "content": "// we never eval untrusted code"})
 

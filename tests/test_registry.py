@@ -33,7 +33,7 @@ from policyc.emitters.backend import Backend, Omitted
 def lower(imp, target):
     if "skill" in imp.scope:
         return Omitted("skill scope needs the Interlinked extension", extension=True)
-    regexes = [p["regex"] for p in (imp.trigger or {}).get("patterns", []) if p["field"] == "command" and not p.get("negate")]
+    regexes = [p.regex for p in (imp.trigger.patterns if imp.trigger else ()) if p.field == "command" and not p.negate]
     if not regexes:
         return Omitted("no command pattern")
     return [{"id": imp.id, "set": "warn" if imp.action == "warn" else "deny", "regexes": regexes}]

@@ -52,8 +52,8 @@ def toy_emit(view: Resolved) -> str:
 def test_a_toy_emitter_is_written_against_the_view_alone(tmp_path):
     ir = _ir(tmp_path)
     stash, rm, terraform = _id(ir, "stash"), _id(ir, "rm -rf"), _id(ir, "terraform")
-    winner = next(c["id"] for c in ir.conflicts)
-    assert (stash, "AGENTS.md") == (next(c["overridden_ids"][0] for c in ir.conflicts), "AGENTS.md")
+    winner = next(c.id for c in ir.conflicts)
+    assert (stash, "AGENTS.md") == (next(c.overridden_ids[0] for c in ir.conflicts), "AGENTS.md")
     ir.overrides = {"disabled_rule_ids": [rm], "modifications": {terraform: {"action": "ask", "note": "CI only"}}}  # as the IR records them
     text = toy_emit(resolve(ir))
     assert f"rule {winner} block/critical\n" in text  # the conflict raised the winner's ask to the loser's block
