@@ -176,7 +176,11 @@ def _candidate_words(imp: Imperative) -> str:
     if trigger is None:
         return f"no rule the hook can check ({imp.pass2_cause}); proposed for {_routes(imp.routes)}"
     kind = trigger.label
-    what = "a shell command (read from the words)" if trigger.kind == TriggerKind.PROSE else _TRIGGER_WORDS[trigger.kind]
+    if trigger.kind == TriggerKind.PROSE:  # a lexicon entry read from the words watches a command or what is written
+        shell = any(p.field == "command" for p in trigger.patterns)
+        what = ("a shell command" if shell else "the content a tool writes") + " (read from the words)"
+    else:
+        what = _TRIGGER_WORDS[trigger.kind]
     named = ", ".join(trigger.values) or trigger.summary or ", ".join(trigger.keywords)
     return (f"{imp.action} when {what} matches" + (f" {named!r}" if named else "")
             + f" (trigger {kind}); proposed for {_routes(imp.routes)}")

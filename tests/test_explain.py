@@ -142,6 +142,14 @@ def test_explain_verb_prints_each_sentence_journey(tmp_path, capsys):
     assert cli.main(["explain", str(tmp_path / "missing.md")]) == 2
 
 
+def test_a_rule_read_from_the_words_says_which_call_it_watches(tmp_path, capsys):
+    (tmp_path / "AGENTS.md").write_text("- Never skip tests.\n- Never force push.\n", encoding="utf-8")
+    assert cli.main(["explain", str(tmp_path / "AGENTS.md"), "--stage", "candidates"]) == 0
+    out = capsys.readouterr().out
+    assert "block when the content a tool writes (read from the words) matches 'skip tests'" in out
+    assert "block when a shell command (read from the words) matches 'force push'" in out
+
+
 def _staged(sources) -> list[dict]:
     """The imperatives of a run by the stages alone: blocks, units, clauses, candidates, then admission and ids."""
     imperatives = []
