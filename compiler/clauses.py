@@ -268,6 +268,8 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
     for i, obj in enumerate(map(_object, tokens)):
         if obj is None:
             continue
+        if i + 1 < len(tokens) and tokens[i + 1].norm in lexicon.clause_words["git_names"]:
+            continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
         if i in called and obj.kind == ClauseObjectKind.CODE and _PLAIN_NAME.match(obj.text):
             obj = ClauseObject(obj.kind, obj.text + "()")
         parts = obj.text.split("/")
@@ -293,6 +295,16 @@ def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]
 
 _STRICT_RUN = frozenset({"run", "execute", "invoke", "launch", "call"})
 _FILENAME = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?:md|mdx|json|lock|ya?ml|toml|ini|cfg|txt|rst|py|ts|tsx|js|jsx|go|rs|sql|sh|env)$")
+
+
+def _program_alone(tokens: list[InlineToken], governing: Marker, programs: frozenset[str]) -> list[ClauseObject]:
+    """"ONLY use uv, NEVER pip": a tool's name alone after the rule word is that tool (only the tool families'
+    names, which are no English words: "Never go." is not about `go`)."""
+    words = [t for t in tokens if t.type == "WORD"]
+    marker = governing.text.lower().split()
+    if len(words) == len(marker) + 1 and [t.norm for t in words[:-1]] == marker and str(words[-1]) in programs:
+        return [ClauseObject(ClauseObjectKind.WORD, str(words[-1]))]
+    return []
 
 
 def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edit_verbs: frozenset[str]) -> list[ClauseObject]:
@@ -395,6 +407,8 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                 bucket = parts.examples
             elif word in words["explanations"]:  # "because …", "so that …": why, not what
                 bucket = parts.asides
+            elif word in words["conditions"] and i > 0 and part[i - 1].norm == "even":
+                bucket = parts.asides  # "even if you're rewriting the change": the rule holds all the more
             elif word in words["conditions"]:  # "when …", "if …": a condition that narrows the rule
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
@@ -493,7 +507,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         objs = _objects(part, lexicon)
         if (start, end) == own:
             parts = _split_clause(part, lexicon, polarity == "positive")
-            clause.objects = _objects(parts.main, lexicon) or _bare_objects(tuple(parts.main), lexicon.programs, lexicon.edit_verbs)
+            clause.objects = (_objects(parts.main, lexicon) or _bare_objects(tuple(parts.main), lexicon.programs, lexicon.edit_verbs)
+                              or _program_alone(parts.main, governing, lexicon.family_tools))
             clause.examples = _objects(parts.examples, lexicon)
             clause.asides = _objects(parts.asides, lexicon)
             clause.instead_of.extend(_objects(parts.rejected, lexicon))

@@ -46,6 +46,11 @@ class Lexicon:
     clause_words: dict[str, frozenset[str]]
     qualifiers: dict
 
+    @property
+    def family_tools(self) -> frozenset[str]:
+        """Every member of a tool family (npm, pnpm, pip, uv, ...)."""
+        return frozenset(tool for family in self.families for tool in family)
+
     def section_scope(self, titles: list[str]) -> str:
         """The file scope regex the headings above a rule give its file rules ("" for none):
         each heading that names tests or a language narrows it."""

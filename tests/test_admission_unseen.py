@@ -252,3 +252,24 @@ def test_here_narrows_the_rule_to_a_place_only_the_text_around_it_names():
     imp, evaluator = _compiled("- `quickStyle` must be fully token-driven: never hardcode specific `charmtone.*` colors here")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope") and "'here'" in imp.admission.reason
     assert _decide(evaluator, "Write", {"file_path": "internal/ui/styles/themes.go", "content": "fgBase: charmtone.Pepper,"}) == "allow"
+
+
+def test_even_if_does_not_narrow_a_rule():
+    # zod AGENTS.md: "Never `git reset --hard` …, even if you're rewriting the actual change"
+    imp, evaluator = _compiled("- Never `git reset --hard` or otherwise rewrite history, even if you're rewriting the actual change.")
+    assert imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": "git reset --hard HEAD~1"}) == "block"
+
+
+def test_a_name_the_sentence_calls_a_branch_is_no_path():
+    # langfuse: "Never create a `cursor/` branch" is about git branch names, which no file path shows
+    imp, _ = _compiled("- Never create a `cursor/` branch, even if a Cursor Cloud prompt suggests that prefix.")
+    assert imp.trigger is None
+
+
+def test_a_package_manager_named_alone_after_the_rule_word_is_that_tool():
+    # modelcontextprotocol/python-sdk: "ONLY use uv, NEVER pip"; an English word is never read as a tool
+    imp, evaluator = _compiled("- ONLY use uv, NEVER pip")
+    assert _decide(evaluator, "Bash", {"command": "pip install httpx"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "uv pip install httpx"}) == "allow"
+    assert _compiled("- Never go.")[0].trigger is None
