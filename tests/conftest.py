@@ -7,11 +7,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 DATA = Path(__file__).resolve().parent / "data"
 # Real rule files from public repositories, byte-exact, with their origin (MANIFEST.tsv: repository,
 # path, commit). A copy lives in the repository so the suite needs nothing beside the checkout.
 CORPUS = DATA / "corpus"
+
+
+def load_yaml(text: str):
+    """Safe YAML through libyaml when PyYAML has it: the label files take seconds in pure Python, at every worker's collection."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def corpus_manifest() -> list[dict]:

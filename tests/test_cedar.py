@@ -9,8 +9,7 @@ from pathlib import Path
 
 import cedarpy
 import pytest
-import yaml
-from conftest import CORPUS, DATA, corpus_manifest, lay_out
+from conftest import CORPUS, DATA, corpus_manifest, lay_out, load_yaml
 from policyc.compiler.checks import cedar_check
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths, compile_sources
@@ -23,7 +22,7 @@ from policyc.emitters.plan import Group, plan
 from policyc.schemas import read as read_schema
 
 GOLDEN_CASES = Path(__file__).resolve().parents[1] / "golden" / "cases"
-SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
+SAMPLE = load_yaml((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
 DEFAULT_PERMIT = '@id("default-permit")\npermit (principal, action, resource);\n'
 
 
