@@ -46,6 +46,14 @@ def make_project(tmp_path: Path, files: dict[str, str], interlinked: bool = True
     return root
 
 
+def copy_project(root: Path, tmp_path: Path) -> Path:
+    """A test's own copy of a project compiled once for its module, where make_project would have put it.
+
+    The artifacts name no absolute path, so the copy is what compiling it there gives; the
+    copy of a file keeps its time stamp."""
+    return Path(shutil.copytree(root, tmp_path / "proj", symlinks=True))
+
+
 @pytest.fixture(scope="session")
 def corpus_rows() -> list[dict]:
     return corpus_manifest()

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import load_yaml, make_project
+from conftest import copy_project, load_yaml, make_project
 from policyc.compiler import harness, hook, hook_install
 from policyc.compiler.cli import CEDAR_TARGETS, _hook_claude_arguments, _hook_claude_fast, main
 from policyc.emitters.cedar_lowering import TARGETS
@@ -29,12 +29,21 @@ MUST NOT edit files under db/migrations/ directly.
 FORBIDDEN = ("lark", "jinja2", "jsonschema", "yaml", "cedarpy", "policyc.emitters")
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = make_project(tmp_path, {"AGENTS.md": AGENTS})
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert main(["compile", "--root", str(root)]) == 0
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """The project compiled once, with a HOME that holds no rules."""
+    base = tmp_path_factory.mktemp("hook")
+    root = make_project(base, {"AGENTS.md": AGENTS})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(base / "home"))
+        assert main(["compile", "--root", str(root)]) == 0
     return root
+
+
+@pytest.fixture
+def project(compiled, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return copy_project(compiled, tmp_path)
 
 
 def recorded(root: Path, tool: str, tool_input, **extra) -> dict:
