@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-from conftest import DATA, corpus_manifest, lay_out
+from conftest import DATA, corpus_manifest, lay_out, load_yaml
 from policyc.compiler.harness import active, rule_fires
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
@@ -36,11 +35,11 @@ def label_files() -> list[Path]:
 
 
 def load_labels(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return load_yaml(path.read_text(encoding="utf-8"))
 
 
 def load_misses() -> dict[tuple, str]:
-    entries = yaml.safe_load(MISSES_FILE.read_text(encoding="utf-8")) or []
+    entries = load_yaml(MISSES_FILE.read_text(encoding="utf-8")) or []
     return {(m["file"], m["line"], m["text"]): m["reason"] for m in entries}
 
 

@@ -7,11 +7,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 DATA = Path(__file__).resolve().parent / "data"
 # Real rule files from public repositories, byte-exact, with their origin (MANIFEST.tsv: repository,
 # path, commit). A copy lives in the repository so the suite needs nothing beside the checkout.
 CORPUS = DATA / "corpus"
+
+
+def load_yaml(text: str):
+    """Safe YAML through libyaml when PyYAML has it (pure Python takes 0.25 s for the label files, at every worker's collection)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def corpus_manifest() -> list[dict]:
@@ -38,6 +44,14 @@ def make_project(tmp_path: Path, files: dict[str, str], interlinked: bool = True
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     return root
+
+
+def copy_project(root: Path, tmp_path: Path) -> Path:
+    """A test's own copy of a project compiled once for its module, where make_project would have put it.
+
+    The artifacts name no absolute path, so the copy is what compiling it there gives; the
+    copy of a file keeps its time stamp."""
+    return Path(shutil.copytree(root, tmp_path / "proj", symlinks=True))
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import cedarpy
 import pytest
-import yaml
-from conftest import CORPUS, DATA, corpus_manifest, lay_out
+from conftest import CORPUS, DATA, corpus_manifest, lay_out, load_yaml
 from policyc.compiler.checks import cedar_check
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths, compile_sources
@@ -19,11 +18,11 @@ from policyc.compiler.sources import source_from_bytes
 from policyc.compiler.targets import discover
 from policyc.emitters import artifacts, cedar, guardrules, policy_md
 from policyc.emitters.cedar_lowering import TARGETS
-from policyc.emitters.plan import plan
+from policyc.emitters.plan import Group, plan
 from policyc.schemas import read as read_schema
 
 GOLDEN_CASES = Path(__file__).resolve().parents[1] / "golden" / "cases"
-SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
+SAMPLE = load_yaml((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
 DEFAULT_PERMIT = '@id("default-permit")\npermit (principal, action, resource);\n'
 
 
@@ -63,10 +62,17 @@ def _variants(value: str) -> list[str]:
     return [value, f"cd /repo && {value}", "echo ok", value.replace(" ", "  "), f"sudo {value}", f"{value} 'unterminated"]
 
 
-def _denied_by(policies: str, target: str, tool: str, field: str, value: str) -> list[str]:
+@cache
+def _policy_set(policies: str) -> tuple[list[str], cedarpy.PolicySet]:
+    """Policy ids in order, and the set parsed once: the differential asks each group about hundreds of commands."""
     ids = ["default-permit", *re.findall(r'^@id\("([^"]+)"\)', policies, re.MULTILINE)]
+    return ids, cedarpy.PolicySet.from_str(DEFAULT_PERMIT + policies)
+
+
+def _denied_by(policies: str, target: str, tool: str, field: str, value: str) -> list[str]:
+    ids, parsed = _policy_set(policies)
     event = {"tool_name": tool, "tool_input": {field: value}, "cwd": "/repo", "session_id": "t1"}
-    result = cedarpy.is_authorized(request(event, target), DEFAULT_PERMIT + policies, [], schema=_parsed(target))
+    result = cedarpy.is_authorized(request(event, target), parsed, [], schema=_parsed(target))
     assert not result.diagnostics.errors, result.diagnostics.errors
     return [ids[int(r.removeprefix("policy"))] for r in result.diagnostics.reasons if result.decision == cedarpy.Decision.Deny]
 
@@ -100,19 +106,26 @@ def _probes() -> list[tuple[str, str, str, str]]:
 
 
 @cache
+def _lowered(key: str, target: str) -> tuple[dict, list[tuple[Group, str]]]:
+    """One IR's block GuardRules by id, and each of its groups with the group's Cedar text, rendered once."""
+    ir = _compiled(key)
+    groups = plan(ir, target)
+    rules = {r["id"]: r for r in guardrules.emit(ir, target, groups)["rules"] if r["action"] == "block"}
+    return rules, [(group, cedar.render_group(group, target, ir.distilled_at)) for group in groups]
+
+
+@cache
 def _agreement(target: str) -> dict:
     """Per target: checks, agreements, and the two kinds of disagreement."""
     counts = {"checks": 0, "agree": 0, "cedar_allows": [], "cedar_denies": [], "exact_disagree": []}
     for key, tool, field, value in _probes():
-        ir = _compiled(key)
-        groups = plan(ir, target)
-        rules = {r["id"]: r for r in guardrules.emit(ir, target, groups)["rules"] if r["action"] == "block"}
-        for group in groups:
+        rules, lowered = _lowered(key, target)
+        for group, policies in lowered:
             checked = [e for e in group.entries if e.imperative.id in rules and e.policies("cedar")
                        and tool in rules[e.imperative.id]["tool_match"]]
             if not checked:
                 continue
-            denied = _denied_by(cedar.render_group(group, target, ir.distilled_at), target, tool, field, value)
+            denied = _denied_by(policies, target, tool, field, value)
             for entry in checked:
                 fires = rule_fires(rules[entry.imperative.id], tool, {field: value})
                 cedar_denies = any(p.id in denied for p in entry.policies("cedar"))

@@ -6,14 +6,13 @@ import io
 import json
 
 import pytest
-import yaml
-from conftest import DATA, corpus_manifest, lay_out, make_project
+from conftest import DATA, corpus_manifest, lay_out, load_yaml, make_project
 from policyc.compiler.check import EXIT_BLOCKED, Event, run
 from policyc.compiler.cli import main
 from policyc.compiler.harness import Evaluator, split_compound
 
-SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
-MISSES = {(m["file"], m["line"], m["text"]) for m in yaml.safe_load((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
+SAMPLE = load_yaml((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
+MISSES = {(m["file"], m["line"], m["text"]) for m in load_yaml((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
 
 
 def _event(tool: str, field: str, value: str) -> dict:

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,10 +39,10 @@ def _policyc(repo: Path, *args: str) -> int:
     return subprocess.run(["policyc", *args], cwd=repo, capture_output=True, env=ENV).returncode
 
 
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    """A project whose rule file and compiled artifacts are committed."""
-    repo = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory) -> Path:
+    """A project whose rule file and compiled artifacts are committed, made once; tests change copies."""
+    repo = tmp_path_factory.mktemp("committed") / "repo"
     (repo / ".interlinked").mkdir(parents=True)
     (repo / "AGENTS.md").write_text(RULES)
     _git(repo, "init", "-q")
@@ -49,6 +50,12 @@ def repo(tmp_path) -> Path:
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "rules")
     return repo
+
+
+@pytest.fixture
+def repo(committed, tmp_path) -> Path:
+    """This test's own copy of the committed project (a git repository moves with its folder)."""
+    return Path(shutil.copytree(committed, tmp_path / "repo", symlinks=True))
 
 
 def _weaken(repo: Path) -> None:

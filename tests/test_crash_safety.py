@@ -1,49 +1,26 @@
 """No data lost: a run killed at any write step leaves every file whole (spec: atomic writes).
 
-Kill points are chosen by progress, not by wall time: a small wrapper runs the
-CLI in a child process and counts its write steps (every fsync and rename);
-an unkilled run of each verb first proves the verb completes and tells how
-many steps it takes, then the same verb is SIGKILLed at steps spread over
-that range. The result does not depend on how fast the machine is.
+Kill points are chosen by progress, not by wall time. Every run is a real
+process forked from a warm server (tests/cli_server.py), which counts the run's
+write steps (every fsync and rename) and can SIGKILL it just before any of them.
+An unkilled run of each verb first proves the verb completes and records its
+steps, then the same verb is killed just before each of its steps except the
+fsync of a temporary file: that step neither changes what a reader of the
+output folder sees nor is followed by anything but the chmod and rename of that
+file (an atomic write), so the kill before the rename leaves the same output.
+Every other state a crash can leave is reached, once each. The result does not
+depend on how fast the machine is.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_server import CliServer
 from conftest import corpus_manifest, lay_out
 from policyc.compiler.checks import schema_error
-
-# Runs the CLI, counting write steps in the file named by argv[1]; SIGKILLs itself
-# just before step argv[2] (-1: never). Steps are fsyncs and renames, the two
-# moments an atomic write can be caught between.
-_WRAPPER = r"""
-import os, signal, sys
-count_file, kill_at, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-steps = 0
-def counted(real):
-    def step(*args, **kwargs):
-        global steps
-        if steps == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-        steps += 1
-        return real(*args, **kwargs)
-    return step
-os.fsync, os.replace, os.rename = counted(os.fsync), counted(os.replace), counted(os.rename)
-from policyc.compiler.cli import main
-try:
-    code = main(argv)
-finally:
-    with open(count_file, "w") as handle:
-        handle.write(str(steps))
-sys.exit(code)
-"""
-_KILLS_PER_VERB = 4
 
 
 def _valid(path: Path) -> bool:
@@ -74,18 +51,16 @@ def project(tmp_path) -> Path:
     return root
 
 
-def _run(root: Path, argv: list[str], kill_at: int) -> tuple[int, int]:
-    """(exit status, write steps taken) of one wrapped CLI run."""
-    counter = root.parent / "steps"
-    counter.unlink(missing_ok=True)
-    done = subprocess.run([sys.executable, "-c", _WRAPPER, str(counter), str(kill_at), *argv], cwd=root,
-                          capture_output=True, env={**os.environ, "SOURCE_DATE_EPOCH": "1767225600", "POLICYC_LOCK_TIMEOUT": "5"})
-    return done.returncode, int(counter.read_text()) if counter.exists() else kill_at
+@pytest.fixture
+def server(project):
+    started = CliServer(project, ["compile", "--cedar-target", "sondera-v1"], {"SOURCE_DATE_EPOCH": "1767225600", "POLICYC_LOCK_TIMEOUT": "5"})
+    yield started
+    started.close()
 
 
-def test_a_run_killed_at_any_write_step_leaves_every_file_whole(project):
+def test_a_run_killed_at_any_write_step_leaves_every_file_whole(project, server):
     out = project / ".interlinked"
-    assert _run(project, ["compile", "--cedar-target", "sondera-v1"], -1)[0] == 0
+    assert server.first == 0
     rule_id = json.loads((out / "distilled-rules.json").read_text())["rules"][0]["id"]
     verbs = [["compile", "--cedar-target", "sondera-v2"], ["compile", "--review", "--cedar-target", "sondera-v2"], ["accept"], ["disable", rule_id],
              ["enable", rule_id], ["modify", rule_id, "--action", "ask"], ["reset", rule_id],
@@ -93,18 +68,18 @@ def test_a_run_killed_at_any_write_step_leaves_every_file_whole(project):
     killed = set()
     for argv in verbs:
         before = _files(out)
-        status, steps = _run(project, argv, -1)  # the unkilled run proves the verb completes
+        [(status, steps)] = server.run((argv, -1))  # the unkilled run proves the verb completes
         assert status == 0, argv
         completed = _files(out)
         if not steps:  # nothing new to write (an unchanged file is not rewritten); at most a file removed
             assert all(before.get(path) == data for path, data in completed.items()), argv
-        for kill_at in sorted({steps * k // _KILLS_PER_VERB for k in range(_KILLS_PER_VERB)} if steps else ()):
+        for kill_at in [i for i, step in enumerate(steps) if step != "t"]:
             killed.add(tuple(argv))
             for path, data in before.items():  # start each kill from the state before the verb
                 path.write_bytes(data)
             for path in set(_files(out)) - set(before):
                 path.unlink()
-            status, _ = _run(project, argv, kill_at)
+            [(status, _)] = server.run((argv, kill_at))
             assert status == -9, (argv, kill_at)
             for path, data in _files(out).items():
                 assert data in (before.get(path), completed.get(path)) or _valid(path), (argv, kill_at, path)

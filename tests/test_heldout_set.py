@@ -11,9 +11,8 @@ import hashlib
 import importlib.util
 
 import pytest
-import yaml
 from closed_world import assert_labels_well_formed
-from conftest import DATA, corpus_manifest
+from conftest import DATA, corpus_manifest, load_yaml
 
 HELDOUT = DATA / "heldout"
 ROOT = DATA.parents[1]
@@ -50,7 +49,7 @@ def test_file_is_byte_exact(row):
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["file"][:40])
 def test_labels_are_well_formed(row):
-    doc = yaml.safe_load((HELDOUT / "labels" / f"{row['file']}.yaml").read_text(encoding="utf-8"))
+    doc = load_yaml((HELDOUT / "labels" / f"{row['file']}.yaml").read_text(encoding="utf-8"))
     assert doc["file"] == row["file"]
     lines = (HELDOUT / "files" / row["file"]).read_text(encoding="utf-8").split("\n")
     assert_labels_well_formed(doc["labels"], lines)

@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
-from conftest import make_project
+from conftest import copy_project, load_yaml, make_project
 from policyc.compiler import harness, hook, hook_install
 from policyc.compiler.cli import CEDAR_TARGETS, _hook_claude_arguments, _hook_claude_fast, main
 from policyc.emitters.cedar_lowering import TARGETS
@@ -30,12 +29,21 @@ MUST NOT edit files under db/migrations/ directly.
 FORBIDDEN = ("lark", "jinja2", "jsonschema", "yaml", "cedarpy", "policyc.emitters")
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = make_project(tmp_path, {"AGENTS.md": AGENTS})
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert main(["compile", "--root", str(root)]) == 0
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """The project compiled once, with a HOME that holds no rules."""
+    base = tmp_path_factory.mktemp("hook")
+    root = make_project(base, {"AGENTS.md": AGENTS})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(base / "home"))
+        assert main(["compile", "--root", str(root)]) == 0
     return root
+
+
+@pytest.fixture
+def project(compiled, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return copy_project(compiled, tmp_path)
 
 
 def recorded(root: Path, tool: str, tool_input, **extra) -> dict:
@@ -267,7 +275,7 @@ def test_version_is_the_package_metadata(capsys):
 
 
 def test_constants_match_their_sources():
-    conventions = yaml.safe_load(Path(harness.__file__).parents[1].joinpath("grammar", "conventions.yaml").read_text())
+    conventions = load_yaml(Path(harness.__file__).parents[1].joinpath("grammar", "conventions.yaml").read_text())
     assert frozenset(conventions["roles"]) == harness.ROLES
     assert tuple(name for name in TARGETS if name.startswith("sondera")) == CEDAR_TARGETS
 
@@ -393,7 +401,7 @@ def test_the_hook_prepares_every_rule_that_can_decide(tmp_path, corpus_rows, mon
     assert main(["compile", "--root", str(root)]) in (0, 1)
     overrides = root / ".interlinked" / "distilled-rules.overrides.json"
     everything = Evaluator(hook.load_rules(_rules_doc(root), overrides))
-    values = sorted({v for e in yaml.safe_load((Path(__file__).parent / "data" / "labelled_sample.yaml").read_text())
+    values = sorted({v for e in load_yaml((Path(__file__).parent / "data" / "labelled_sample.yaml").read_text())
                      for v in e.get("must_match", []) + e.get("must_not_match", [])})
     folders = sorted({row["repo"].replace("/", "__") + "/" + (row["path"].rsplit("/", 1)[0] + "/" if "/" in row["path"] else "")
                       for row in corpus_rows}) + [""]

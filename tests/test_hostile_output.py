@@ -10,10 +10,10 @@ import stat
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import cedarpy
 import pytest
+from cli_server import CliServer
 from conftest import make_project
 from policyc.compiler import extract, output, pipeline, sondera
 from policyc.compiler.cli import main
@@ -189,14 +189,16 @@ def test_writes_refuse_symbolic_links(tmp_path, monkeypatch, capsys, link):
 
 def test_twelve_parallel_disables_are_all_recorded(tmp_path):
     root = make_project(tmp_path, {"AGENTS.md": "".join(f"- Never run `tool{i}`.\n" for i in range(12))})
-    assert main(["compile", "--root", str(root), "--format", "json"]) == 0
-    ids = [r["id"] for r in json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["rules"]]
-    assert len(ids) == 12
-    cmd = [sys.executable, "-m", "policyc.compiler.cli"]
-    env = {**os.environ, "POLICYC_LOCK_TIMEOUT": "600"}  # each waits its turn however slow the machine: no update may be lost
-    with ThreadPoolExecutor(max_workers=12) as pool:
-        runs = list(pool.map(lambda i: subprocess.run([*cmd, "disable", i, "--root", str(root)], capture_output=True, text=True, env=env), ids))
-    assert [r.returncode for r in runs] == [0] * 12, [r.stderr for r in runs]
+    # each waits its turn however slow the machine: no update may be lost
+    server = CliServer(root, ["compile", "--root", str(root), "--format", "json"], {"POLICYC_LOCK_TIMEOUT": "600"})
+    try:
+        assert server.first == 0
+        ids = [r["id"] for r in json.loads((root / ".interlinked" / "distilled-rules.json").read_text())["rules"]]
+        assert len(ids) == 12
+        runs = server.run(*[(["disable", i, "--root", str(root)], -1) for i in ids])  # twelve processes at once
+    finally:
+        server.close()
+    assert [status for status, _ in runs] == [0] * 12, server.log.read_text()
     overrides = json.loads((root / ".interlinked" / "distilled-rules.overrides.json").read_text())
     assert sorted(overrides["disabled_rule_ids"]) == sorted(ids)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+from functools import cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -66,18 +67,36 @@ def _tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file() and ".interlinked" not in p.relative_to(folder).parts}
 
 
+def _lay_out_root(root: Path) -> None:
+    (root / ".git").mkdir(parents=True)
+    (root / ".interlinked").mkdir()
+    (root / "AGENTS.md").write_text(ROOT_RULES)
+    (root / ".gitmodules").write_text('[submodule "mod"]\n\tpath = libs/mod\n\turl = https://example.org/mod\n')
+
+
+@cache
+def _baseline() -> tuple[list[dict], dict[str, bytes]]:
+    """The root AGENTS.md compiled alone, once: its live rules and its output folder's files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "proj"
+        _lay_out_root(root)
+        live = _live(_compile(root))
+        out = root / ".interlinked"
+        return live, {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(project)
 def test_other_rule_files_never_weaken_the_root_agents_md(files):
+    baseline, output = _baseline()
+    assert len(baseline) == 4
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         root = base / "proj"
-        (root / ".git").mkdir(parents=True)
-        (root / ".interlinked").mkdir()
-        (root / "AGENTS.md").write_text(ROOT_RULES)
-        (root / ".gitmodules").write_text('[submodule "mod"]\n\tpath = libs/mod\n\turl = https://example.org/mod\n')
-        baseline = _live(_compile(root))
-        assert len(baseline) == 4
+        _lay_out_root(root)
+        for rel, data in output.items():  # the root's own run came first, as in a project that adds rule files later
+            (root / ".interlinked" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / ".interlinked" / rel).write_bytes(data)
         for rel, text in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text)

@@ -13,14 +13,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-import yaml
-from conftest import DATA, corpus_manifest, lay_out
+from conftest import DATA, corpus_manifest, lay_out, load_yaml
 from policyc.compiler.harness import rule_fires
 from policyc.compiler.pipeline import compile_paths
 from policyc.emitters.guardrules import emit
 
-SAMPLE = yaml.safe_load((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
-MISSES = {(m["file"], m["line"], m["text"]): m["reason"] for m in yaml.safe_load((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
+SAMPLE = load_yaml((DATA / "labelled_sample.yaml").read_text(encoding="utf-8"))
+MISSES = {(m["file"], m["line"], m["text"]): m["reason"] for m in load_yaml((DATA / "known_misses.yaml").read_text(encoding="utf-8")) or []}
 ROWS = {row["file"]: row for row in corpus_manifest()}
 
 

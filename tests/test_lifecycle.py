@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import make_project
+from conftest import copy_project, make_project
 from policyc.compiler.cli import main
 from policyc.compiler.output import locked
 
@@ -34,11 +34,20 @@ def _run(root, *argv, capsys=None):
     return code, (capsys.readouterr() if capsys else None)
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """The project of RULES compiled once, from its own folder."""
+    root = _project(tmp_path_factory.mktemp("lifecycle"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        assert main(["compile"]) == 0
+    return root
+
+
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = _project(tmp_path)
+def project(compiled, tmp_path, monkeypatch):
+    root = copy_project(compiled, tmp_path)
     monkeypatch.chdir(root)
-    assert main(["compile"]) == 0
     return root
 
 

@@ -12,7 +12,7 @@ import re
 import time
 
 import pytest
-from conftest import make_project
+from conftest import copy_project, make_project
 from policyc.compiler import cli, frozen_re, harness, hook, pipeline, stamp
 
 AGENTS = "# Rules\n\n- Never run `terraform destroy`.\n- Never push to `main`.\n"
@@ -86,11 +86,18 @@ def _deny(project) -> str:
     return out["hookSpecificOutput"]["permissionDecision"]
 
 
-@pytest.fixture
-def cached(tmp_path):
-    """A compiled project whose hook cache is written: (the project, the cache, its key line, its body)."""
-    project = make_project(tmp_path, {"AGENTS.md": AGENTS})
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """The project compiled once; its hook cache is not written yet."""
+    project = make_project(tmp_path_factory.mktemp("startup"), {"AGENTS.md": AGENTS})
     assert cli.main(["compile", "--root", str(project)]) == 0
+    return project
+
+
+@pytest.fixture
+def cached(compiled, tmp_path):
+    """A copy of the compiled project whose hook cache is written: (the project, the cache, its key line, its body)."""
+    project = copy_project(compiled, tmp_path)
     assert _deny(project) == "deny"
     cache = project / ".interlinked" / hook.CACHE_NAME
     key, _, body = cache.read_bytes().partition(b"\n")
