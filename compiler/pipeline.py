@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
+import pickle
 import signal
+import sys
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -95,8 +98,11 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
 
 
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
-                    overrides: Overrides | None = None, reuse: bool = False) -> PolicyIR:
+                    overrides: Overrides | None = None, reuse: bool = False, workers: int | None = None) -> PolicyIR:
     """Extract every source; a source whose hash matches `previous` reuses its items (§3).
+
+    `workers`: processes that read the sources (default: one per core when there is enough text to
+    read, see extract_all); the IR is the same for any number.
 
     Items are reused only when the caller vouches that `previous` is the file
     policyc wrote (`reuse`, from its seal) and the compiler fingerprint
@@ -112,12 +118,12 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
     reusable = _reusable(previous) if reuse else {}
-    for source in sorted(sources, key=lambda s: s.file):
-        try:
-            imperatives, skipped, prose = _extract(source, reusable)
-        except SourceError as exc:  # over a per-file limit: this file fails, the run goes on
-            ir.errors.append({"file": source.file, "message": str(exc)})
+    ordered = sorted(sources, key=lambda s: s.file)
+    for source, outcome in zip(ordered, extract_all(ordered, reusable, workers)):
+        if isinstance(outcome, SourceError):  # over a per-file limit: this file fails, the run goes on
+            ir.errors.append({"file": source.file, "message": str(outcome)})
             continue
+        imperatives, skipped, prose = outcome
         ir.warnings.extend(source.warnings)
         ir.sources.append(source_ir(source))
         ir.imperatives.extend(imperatives)
@@ -195,6 +201,103 @@ def _extract(source: Source, reusable: dict) -> tuple[list, list, list]:
         raise SourceError(f"{source.file}: {len(imperatives)} imperatives, over the limit of {MAX_IMPERATIVES_PER_FILE} "
                           "for one file; not compiled (split it into smaller files)")
     return imperatives, skipped, prose
+
+
+PARALLEL_MIN_CHARS = 512 * 1024  # less new text than this reads faster in one process than a fork costs
+
+
+def extract_all(sources: list[Source], reusable: dict, workers: int | None = None) -> list:
+    """Per source, in order: its (imperatives, skipped, prose), or the SourceError that fails it.
+
+    With enough new text (PARALLEL_MIN_CHARS) and on Linux, the sources to read are shared out
+    among one process per core: forked children read their shares (each file under the same
+    limits, by the same `_extract`) and send the items back pickled, while this process reads its
+    own share. `workers` overrides the count (1: all here). A child that cannot deliver (killed,
+    or an item that does not pickle) has its share read here again, so the result never depends
+    on the split.
+    """
+    fresh = [i for i, s in enumerate(sources) if (s.file, s.sha256) not in reusable]
+    count = _worker_count([sources[i] for i in fresh]) if workers is None else min(workers, len(fresh))
+    if count < 2 or not hasattr(os, "fork"):
+        return [_outcome(s, reusable) for s in sources]
+    from .extract import Extractor  # noqa: F401  (loaded once here, before the fork, not in every child)
+
+    own, *shares = _shares(sources, fresh, count)
+    children = _fork_readers([[sources[i] for i in share] for share in shares], reusable)
+    try:
+        done = {i: _outcome(sources[i], reusable) for i in own}
+        for share in shares:
+            outcomes = _collect(*children.pop(0))
+            if outcomes is None:  # the child died or could not send its items: read its share here
+                outcomes = [_outcome(sources[i], reusable) for i in share]
+            done.update(zip(share, outcomes))
+    finally:
+        for pid, read_end in children:  # left by an exception in this process: they cannot deliver
+            os.kill(pid, signal.SIGKILL)
+            os.close(read_end)
+            os.waitpid(pid, 0)
+    return [done[i] if i in done else _outcome(s, reusable) for i, s in enumerate(sources)]
+
+
+def _worker_count(fresh: list[Source]) -> int:
+    if not sys.platform.startswith("linux") or sum(len(s.text) for s in fresh) < PARALLEL_MIN_CHARS:
+        return 1  # (fork elsewhere is unsafe with system frameworks, or not there)
+    return min(len(os.sched_getaffinity(0)), len(fresh))
+
+
+def _shares(sources: list[Source], indices: list[int], count: int) -> list[list[int]]:
+    """`count` shares of the sources at `indices`, of about equal text: largest file first to the lightest share."""
+    shares: list[list[int]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for i in sorted(indices, key=lambda i: -len(sources[i].text)):
+        lightest = loads.index(min(loads))
+        shares[lightest].append(i)
+        loads[lightest] += len(sources[i].text)
+    return shares
+
+
+def _outcome(source: Source, reusable: dict):
+    try:
+        return _extract(source, reusable)
+    except SourceError as exc:
+        return exc
+
+
+def _fork_readers(shares: list[list[Source]], reusable: dict) -> list[tuple[int, int]]:
+    """(pid, read end of its pipe) of a forked child per share; each sends its outcomes pickled, then exits."""
+    gc.freeze()  # the children's collector leaves the inherited objects alone: their pages stay shared
+    children = []
+    try:
+        for share in shares:
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns into the caller, never runs the parent's exit handlers
+                code = 1
+                try:
+                    for fd in [read_end, *(r for _, r in children)]:
+                        os.close(fd)
+                    outcomes = [_outcome(s, reusable) for s in share]
+                    with open(write_end, "wb") as pipe:
+                        pickle.dump(outcomes, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+                    code = 0
+                finally:
+                    os._exit(code)
+            os.close(write_end)
+            children.append((pid, read_end))
+    finally:
+        gc.unfreeze()
+    return children
+
+
+def _collect(pid: int, read_end: int) -> list | None:
+    """What a child sent, or None when it sent nothing whole; the child is reaped either way."""
+    try:
+        with open(read_end, "rb") as pipe:
+            return pickle.load(pipe)
+    except (EOFError, pickle.UnpicklingError, OSError):
+        return None
+    finally:
+        os.waitpid(pid, 0)
 
 
 def _reusable(previous: PolicyIR | None) -> dict:
