@@ -1,18 +1,19 @@
-"""Extraction shared out among forked processes gives the same IR, errors and limits as one process."""
+"""Work shared out among processes gives what one process gives: extraction (the same IR, errors and
+limits) and the Node.js regex trial (each verdict in its place)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 import pytest
 from conftest import CORPUS, corpus_manifest
-from policyc.compiler import extract, pipeline
+from policyc.compiler import extract, pipeline, regex_safety
 from policyc.compiler.pipeline import compile_sources, extract_all
 from policyc.compiler.sources import source_from_bytes
 from policyc.emitters import artifacts
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the parallel path forks")
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +127,12 @@ def test_shares_are_balanced_and_cover_every_source_once(corpus_sources):
     assert sorted(i for share in shares for i in share) == indices
     loads = [sum(len(corpus_sources[i].text) for i in share) for share in shares]
     assert max(loads) - min(loads) <= max(len(s.text) for s in corpus_sources)
+
+
+def test_the_regex_trial_shared_among_node_processes_keeps_each_verdict_in_its_place(monkeypatch):
+    assert shutil.which("node"), "Node.js is on PATH in this project's environment"
+    monkeypatch.setattr(regex_safety, "TRIAL_SHARE_MIN", 1)  # one process per core, whatever the count
+    python_only_group, quadratic, safe = r"(?P<x>a)", r"[^/]*e[^/]*\.zz$", r"^(?=.*(?:^|/)src/)(?=.*\.ts$)"
+    verdicts = regex_safety.trial([(safe, "i"), (python_only_group, "i"), (safe + "x", "i"), (quadratic, "i"), (safe + "y", "i")])
+    assert verdicts[1].startswith("JavaScript rejects it") and "10000-character input" in verdicts[3]
+    assert verdicts[0::2] == ["", "", ""]
