@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
-import pickle
 import signal
-import sys
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -18,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import __version__, grammar, schemas
+from . import forked
 from .ir import IR_VERSION, Imperative, PolicyIR, Prose, Skipped, SourceIR
 from .overrides import Overrides
 from .project import UsageError
@@ -109,8 +107,7 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     matches; otherwise `previous` only tells which rules were removed. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
-    # the ordinary-call sample, ids and conflicts: not for a run that finds nothing changed
-    from .admission import admit_all
+    # ids and conflicts: not for a run that finds nothing changed
     from .conflicts import resolve as resolve_conflicts
     from .ids import assign_ids
 
@@ -129,7 +126,6 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
-    admit_all(ir.imperatives, {s.file: s for s in ir.sources})
     assign_ids(ir.imperatives, previous.imperatives if previous is not None and reuse else ())
     resolve_conflicts(ir)
     if previous is not None:
@@ -207,53 +203,35 @@ PARALLEL_MIN_CHARS = 512 * 1024  # less new text than this reads faster in one p
 
 
 def extract_all(sources: list[Source], reusable: dict, workers: int | None = None) -> list:
-    """Per source, in order: its (imperatives, skipped, prose), or the SourceError that fails it.
+    """Per source, in order: its (imperatives, skipped, prose), or the SourceError that fails it; every
+    new imperative admitted (or demoted) already.
 
-    With enough new text (PARALLEL_MIN_CHARS) and on Linux, the sources to read are shared out
-    among one process per core: forked children read their shares (each file under the same
-    limits, by the same `_extract`) and send the items back pickled, while this process reads its
-    own share. `workers` overrides the count (1: all here). A child that cannot deliver (killed,
-    or an item that does not pickle) has its share read here again, so the result never depends
-    on the split.
+    With enough new text (PARALLEL_MIN_CHARS), the sources to read are shared out among one
+    process per core (compiler/forked.py); each share is extracted file by file under the same
+    limits, by the same `_extract`, and then admitted, which decides each imperative on its own
+    and its file. `workers` overrides the count (1: all here). The result is the same for any count.
     """
+    from .admission import admit_all
+
+    def read(share: list[int]) -> list:
+        outcomes = [_outcome(sources[i], reusable) for i in share]
+        done = [(sources[i], o) for i, o in zip(share, outcomes) if not isinstance(o, SourceError)]
+        admit_all([imp for _, (imps, _, _) in done for imp in imps], {s.file: source_ir(s) for s, _ in done})
+        return outcomes
+
     fresh = [i for i, s in enumerate(sources) if (s.file, s.sha256) not in reusable]
-    count = _worker_count([sources[i] for i in fresh]) if workers is None else min(workers, len(fresh))
-    if count < 2 or not hasattr(os, "fork"):
-        return [_outcome(s, reusable) for s in sources]
-    from .extract import Extractor  # noqa: F401  (loaded once here, before the fork, not in every child)
-
-    own, *shares = _shares(sources, fresh, count)
-    children = _fork_readers([[sources[i] for i in share] for share in shares], reusable)
-    try:
-        done = {i: _outcome(sources[i], reusable) for i in own}
-        for share in shares:
-            outcomes = _collect(*children.pop(0))
-            if outcomes is None:  # the child died or could not send its items: read its share here
-                outcomes = [_outcome(sources[i], reusable) for i in share]
-            done.update(zip(share, outcomes))
-    finally:
-        for pid, read_end in children:  # left by an exception in this process: they cannot deliver
-            os.kill(pid, signal.SIGKILL)
-            os.close(read_end)
-            os.waitpid(pid, 0)
-    return [done[i] if i in done else _outcome(s, reusable) for i, s in enumerate(sources)]
-
-
-def _worker_count(fresh: list[Source]) -> int:
-    if not sys.platform.startswith("linux") or sum(len(s.text) for s in fresh) < PARALLEL_MIN_CHARS:
-        return 1  # (fork elsewhere is unsafe with system frameworks, or not there)
-    return min(len(os.sched_getaffinity(0)), len(fresh))
-
-
-def _shares(sources: list[Source], indices: list[int], count: int) -> list[list[int]]:
-    """`count` shares of the sources at `indices`, of about equal text: largest file first to the lightest share."""
-    shares: list[list[int]] = [[] for _ in range(count)]
-    loads = [0] * count
-    for i in sorted(indices, key=lambda i: -len(sources[i].text)):
-        lightest = loads.index(min(loads))
-        shares[lightest].append(i)
-        loads[lightest] += len(sources[i].text)
-    return shares
+    # rules reused from the sealed IR are vouched for before any share is admitted, as in one pass
+    reused = [i for i, s in enumerate(sources) if (s.file, s.sha256) in reusable]
+    found = dict(zip(reused, read(reused)))
+    if fresh:
+        from .extract import Extractor  # noqa: F401  (Lark and the grammars: loaded once, before any fork)
+    count = workers or (forked.cores() if sum(len(sources[i].text) for i in fresh) >= PARALLEL_MIN_CHARS else 1)
+    shares = forked.balanced(fresh, lambda i: len(sources[i].text), min(count, len(fresh))) if fresh else []
+    for number, (share, outcomes) in enumerate(zip(shares, forked.shared(read, shares))):
+        found.update(zip(share, outcomes))
+        if number:  # admitted in a child: admit_all, finding every rule decided, records their proven regexes here
+            admit_all([imp for o in outcomes if not isinstance(o, SourceError) for imp in o[0]], {})
+    return [found[i] for i in range(len(sources))]
 
 
 def _outcome(source: Source, reusable: dict):
@@ -261,43 +239,6 @@ def _outcome(source: Source, reusable: dict):
         return _extract(source, reusable)
     except SourceError as exc:
         return exc
-
-
-def _fork_readers(shares: list[list[Source]], reusable: dict) -> list[tuple[int, int]]:
-    """(pid, read end of its pipe) of a forked child per share; each sends its outcomes pickled, then exits."""
-    gc.freeze()  # the children's collector leaves the inherited objects alone: their pages stay shared
-    children = []
-    try:
-        for share in shares:
-            read_end, write_end = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the child: never returns into the caller, never runs the parent's exit handlers
-                code = 1
-                try:
-                    for fd in [read_end, *(r for _, r in children)]:
-                        os.close(fd)
-                    outcomes = [_outcome(s, reusable) for s in share]
-                    with open(write_end, "wb") as pipe:
-                        pickle.dump(outcomes, pipe, protocol=pickle.HIGHEST_PROTOCOL)
-                    code = 0
-                finally:
-                    os._exit(code)
-            os.close(write_end)
-            children.append((pid, read_end))
-    finally:
-        gc.unfreeze()
-    return children
-
-
-def _collect(pid: int, read_end: int) -> list | None:
-    """What a child sent, or None when it sent nothing whole; the child is reaped either way."""
-    try:
-        with open(read_end, "rb") as pipe:
-            return pickle.load(pipe)
-    except (EOFError, pickle.UnpicklingError, OSError):
-        return None
-    finally:
-        os.waitpid(pid, 0)
 
 
 def _reusable(previous: PolicyIR | None) -> dict:

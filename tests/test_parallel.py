@@ -9,11 +9,10 @@ import time
 
 import pytest
 from conftest import CORPUS, corpus_manifest
-from policyc.compiler import extract, pipeline, regex_safety
+from policyc.compiler import extract, forked, pipeline, regex_safety
 from policyc.compiler.pipeline import compile_sources, extract_all
 from policyc.compiler.sources import source_from_bytes
 from policyc.emitters import artifacts
-
 
 
 @pytest.fixture(scope="module")
@@ -116,17 +115,20 @@ def test_a_crash_in_a_child_raises_here_as_in_one_process(corpus_sources, monkey
 
 
 def test_little_text_is_read_in_one_process(corpus_sources, monkeypatch):
-    assert pipeline._worker_count(corpus_sources[:3]) == 1
-    monkeypatch.setattr(pipeline, "PARALLEL_MIN_CHARS", 1)
-    assert pipeline._worker_count(corpus_sources) == min(len(os.sched_getaffinity(0)), len(corpus_sources))
+    forks = []
+    monkeypatch.setattr(forked, "_fork", lambda work, shares: forks.append(shares) or [])
+    extract_all(corpus_sources[:3], {})
+    assert forks == []
 
 
-def test_shares_are_balanced_and_cover_every_source_once(corpus_sources):
-    indices = list(range(len(corpus_sources)))
-    shares = pipeline._shares(corpus_sources, indices, 3)
-    assert sorted(i for share in shares for i in share) == indices
-    loads = [sum(len(corpus_sources[i].text) for i in share) for share in shares]
-    assert max(loads) - min(loads) <= max(len(s.text) for s in corpus_sources)
+def test_shares_are_balanced_and_cover_every_item_once():
+    sizes = [5, 80, 3, 3, 40, 41, 7, 1, 60]
+    shares = forked.balanced(list(range(len(sizes))), lambda i: sizes[i], 3)
+    assert sorted(i for share in shares for i in share) == list(range(len(sizes))) and all(s == sorted(s) for s in shares)
+    loads = [sum(sizes[i] for i in share) for share in shares]
+    assert max(loads) - min(loads) <= max(sizes)
+    runs = forked.contiguous(list(range(len(sizes))), lambda i: sizes[i], 3)
+    assert [i for run in runs for i in run] == list(range(len(sizes))) and len(runs) == 3
 
 
 def test_the_regex_trial_shared_among_node_processes_keeps_each_verdict_in_its_place(monkeypatch):
