@@ -116,7 +116,9 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
     reusable = _reusable(previous) if reuse else {}
     ordered = sorted(sources, key=lambda s: s.file)
-    for source, outcome in zip(ordered, extract_all(ordered, reusable, workers)):
+    with forked.few_collections():
+        outcomes = extract_all(ordered, reusable, workers)
+    for source, outcome in zip(ordered, outcomes):
         if isinstance(outcome, SourceError):  # over a per-file limit: this file fails, the run goes on
             ir.errors.append({"file": source.file, "message": str(outcome)})
             continue

@@ -38,7 +38,8 @@ def artifacts(ir: PolicyIR, target: str = "sondera-v2", workers: int | None = No
     groups = plan(resolved, target)  # one placement for every backend
     count = workers or (forked.cores() if sum(map(_weight, groups)) >= PARALLEL_MIN_ENTRIES else 1)
     runs = forked.contiguous(groups, _weight, count)
-    by_run = forked.shared(lambda run: _group_files(resolved, target, run), runs)
+    with forked.few_collections():
+        by_run = forked.shared(lambda run: _group_files(resolved, target, run), runs)
     files: dict[str, str | bytes] = {}
     for kind in range(2 + len(registry.BACKENDS)):  # policy.md, each backend's, prose.md: each kind in group order
         for found in by_run:

@@ -139,3 +139,11 @@ def test_the_regex_trial_shared_among_node_processes_keeps_each_verdict_in_its_p
     verdicts = regex_safety.trial([(safe, "i"), (python_only_group, "i"), (safe + "x", "i"), (quadratic, "i"), (safe + "y", "i")])
     assert verdicts[1].startswith("JavaScript rejects it") and "10000-character input" in verdicts[3]
     assert verdicts[0::2] == ["", "", ""]
+
+
+def test_the_collector_thresholds_come_back_after_a_run(corpus_sources):
+    import gc
+
+    before = gc.get_threshold()
+    compile_sources(corpus_sources[:3], workers=1)
+    assert gc.get_threshold() == before
