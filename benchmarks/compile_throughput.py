@@ -64,7 +64,9 @@ def lay_out(corpus: Path, project: Path, target_bytes: int) -> tuple[int, float]
 
 def _tree_pss_kb(pid: int) -> int:
     """Proportional set size of a process and its descendants (kB; shared pages counted once): what the
-    compile's forked workers and Node.js trials hold together. 0 where /proc has no smaps_rollup."""
+    compile's forked workers and Node.js trials hold together. 0 where /proc has no smaps_rollup.
+    A child caught between vfork and exec (starting Node.js) still shows its parent's memory as its
+    own, so a rare sample reads high: the figure errs upward, never down."""
     total, stack = 0, [pid]
     while stack:
         current = stack.pop()

@@ -3,6 +3,7 @@ limits) and the Node.js regex trial (each verdict in its place)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import time
@@ -142,8 +143,6 @@ def test_the_regex_trial_shared_among_node_processes_keeps_each_verdict_in_its_p
 
 
 def test_the_collector_thresholds_come_back_after_a_run(corpus_sources):
-    import gc
-
     before = gc.get_threshold()
     compile_sources(corpus_sources[:3], workers=1)
     assert gc.get_threshold() == before
