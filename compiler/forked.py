@@ -15,6 +15,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,8 +25,11 @@ _Work = Callable[[list], Any]
 
 def cores() -> int:
     """Processes worth running at once: the cores this process may use, on Linux (fork elsewhere is
-    unsafe with system frameworks, or not there); 1 otherwise."""
-    return len(os.sched_getaffinity(0)) if sys.platform.startswith("linux") else 1
+    unsafe with system frameworks, or not there) in a process running no other thread (a child
+    gets only the forking thread, and a lock another thread held would stay locked in it); else 1."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return 1
+    return len(os.sched_getaffinity(0))
 
 
 def shared(work: _Work, shares: list[list]) -> list:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import threading
 import time
 
 import pytest
@@ -146,3 +147,14 @@ def test_the_collector_thresholds_come_back_after_a_run(corpus_sources):
     before = gc.get_threshold()
     compile_sources(corpus_sources[:3], workers=1)
     assert gc.get_threshold() == before
+
+
+def test_a_process_with_other_threads_does_not_fork_by_itself():
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert forked.cores() == 1
+    finally:
+        stop.set()
+        other.join()
