@@ -10,13 +10,15 @@ its own folder (copy0007/<owner__name>/<real path>) so conventions are still det
 --repeat times each:
 
   policyc:     `policyc compile` in a fresh process (discovery, parsing, extraction, admission,
-               every artifact rendered, Cedar validated, every regex checked by Node.js, then
-               written unless a self-check fails); each run starts from an empty output folder
+               every artifact rendered, every regex checked by Node.js, the self-checks, then
+               Cedar validated and everything written unless a self-check fails); each run starts
+               from an empty output folder. On a large tree it forks one worker per core for
+               extraction and rendering, so its memory is measured over all its processes
   markdown-it: a fresh Python process that reads every replica and runs
                MarkdownIt("commonmark").parse() on it
 
 and prints the median wall time of each, the ratio policyc / markdown-it (target <= 1.5) and the
-peak RSS of the compile process (target < 500 MB). A benchmark, not a test: it always exits 0.
+peak memory of the compile, its forked workers and Node.js trials together (PSS, target < 500 MB). A benchmark, not a test: it always exits 0.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -59,16 +62,46 @@ def lay_out(corpus: Path, project: Path, target_bytes: int) -> tuple[int, float]
     return files, total / MB
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS of the child in MB, last line of stdout) of one process."""
+def _tree_pss_kb(pid: int) -> int:
+    """Proportional set size of a process and its descendants (kB; shared pages counted once): what the
+    compile's forked workers and Node.js trials hold together. 0 where /proc has no smaps_rollup.
+    A child caught between vfork and exec (starting Node.js) still shows its parent's memory as its
+    own, so a rare sample reads high: the figure errs upward, never down."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/smaps_rollup", encoding="ascii") as rollup:
+                total += next((int(line.split()[1]) for line in rollup if line.startswith("Pss:")), 0)
+            with open(f"/proc/{current}/task/{current}/children", encoding="ascii") as children:
+                stack += map(int, children.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float, float, str]:
+    """(wall seconds, peak RSS of the largest process in MB, peak PSS of the whole process tree in MB,
+    last line of stdout) of one process; the tree is sampled every 20 ms."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak_tree, done = [0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak_tree[0] = max(peak_tree[0], _tree_pss_kb(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, stderr = process.communicate()
     elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if done.returncode not in (0, 1):
-        sys.exit(f"{command[:3]} failed ({done.returncode}): {done.stderr.strip()[-300:]}")
-    return elapsed, max(peak, before) / 1024, (done.stdout.strip().splitlines() or [""])[-1]
+    if process.returncode not in (0, 1):
+        sys.exit(f"{command[:3]} failed ({process.returncode}): {stderr.strip()[-300:]}")
+    return elapsed, max(peak, before) / 1024, peak_tree[0] / 1024, (stdout.strip().splitlines() or [""])[-1]
 
 
 def main() -> int:
@@ -85,14 +118,15 @@ def main() -> int:
         out = Path(tmp) / "out"
         compile_cmd = [sys.executable, "-m", "policyc.compiler.cli", "compile", "--root", str(project), "--out", str(out)]
         tokenize_cmd = [sys.executable, "-c", _TOKENIZE, str(project)]
-        compile_times, tokenize_times, peaks = [], [], []
+        compile_times, tokenize_times, peaks, trees = [], [], [], []
         for _ in range(args.repeat):
             shutil.rmtree(out, ignore_errors=True)
-            seconds, peak, _ = timed(compile_cmd, project)
+            seconds, peak, tree, _ = timed(compile_cmd, project)
             written = (out / "distilled-rules.json").is_file()
             compile_times.append(seconds)
             peaks.append(peak)
-            seconds, _, tokens = timed(tokenize_cmd, project)
+            trees.append(tree)
+            seconds, _, _, tokens = timed(tokenize_cmd, project)
             tokenize_times.append(seconds)
     t_compile, t_md = statistics.median(compile_times), statistics.median(tokenize_times)
     ratio = t_compile / t_md
@@ -101,8 +135,11 @@ def main() -> int:
     print(f"{'policyc':<13}{t_compile:>9.2f}{size_mb / t_compile:>9.2f}  whole `policyc compile` process")
     print(f"{'markdown-it':<13}{t_md:>9.2f}{size_mb / t_md:>9.2f}  {tokens} tokens")
     print("artifacts written" if written else "nothing written: the rules exceed the harness's 2 MB limit for one "
-          "distilled-rules.json, so every artifact was rendered and checked, and none written")
-    print(f"peak RSS of compile: {max(peaks):.0f} MB (target < 500): {'OK' if max(peaks) < 500 else 'MISSED'}")
+          "distilled-rules.json, so the run stops after the self-checks (every artifact rendered, every regex "
+          "tried in Node.js; Cedar not validated, nothing written)")
+    memory = max(max(trees), max(peaks))  # the tree's PSS, or the largest process where /proc cannot tell
+    print(f"peak memory of compile: {memory:.0f} MB, all its processes together (PSS; largest single process "
+          f"{max(peaks):.0f} MB RSS) (target < 500): {'OK' if memory < 500 else 'MISSED'}")
     print(f"ratio {ratio:.2f} (target <= 1.5): {'OK' if ratio <= 1.5 else 'MISSED'}")
     return 0
 

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import __version__, grammar, schemas
+from . import forked
 from .ir import IR_VERSION, Imperative, PolicyIR, Prose, Skipped, SourceIR
 from .overrides import Overrides
 from .project import UsageError
@@ -95,16 +96,18 @@ def load_sources(targets: Targets, root: Path, home: Path | None = None) -> tupl
 
 
 def compile_sources(sources: list[Source], errors: list[dict] | None = None, previous: PolicyIR | None = None,
-                    overrides: Overrides | None = None, reuse: bool = False) -> PolicyIR:
+                    overrides: Overrides | None = None, reuse: bool = False, workers: int | None = None) -> PolicyIR:
     """Extract every source; a source whose hash matches `previous` reuses its items (§3).
+
+    `workers`: processes that read the sources (default: one per core when there is enough text to
+    read, see extract_all); the IR is the same for any number.
 
     Items are reused only when the caller vouches that `previous` is the file
     policyc wrote (`reuse`, from its seal) and the compiler fingerprint
     matches; otherwise `previous` only tells which rules were removed. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
-    # the ordinary-call sample, ids and conflicts: not for a run that finds nothing changed
-    from .admission import admit_all
+    # ids and conflicts: not for a run that finds nothing changed
     from .conflicts import resolve as resolve_conflicts
     from .ids import assign_ids
 
@@ -112,18 +115,19 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
     reusable = _reusable(previous) if reuse else {}
-    for source in sorted(sources, key=lambda s: s.file):
-        try:
-            imperatives, skipped, prose = _extract(source, reusable)
-        except SourceError as exc:  # over a per-file limit: this file fails, the run goes on
-            ir.errors.append({"file": source.file, "message": str(exc)})
+    ordered = sorted(sources, key=lambda s: s.file)
+    with forked.few_collections():
+        outcomes = extract_all(ordered, reusable, workers)
+    for source, outcome in zip(ordered, outcomes):
+        if isinstance(outcome, SourceError):  # over a per-file limit: this file fails, the run goes on
+            ir.errors.append({"file": source.file, "message": str(outcome)})
             continue
+        imperatives, skipped, prose = outcome
         ir.warnings.extend(source.warnings)
         ir.sources.append(source_ir(source))
         ir.imperatives.extend(imperatives)
         ir.skipped.extend(skipped)
         ir.prose.extend(prose)
-    admit_all(ir.imperatives, {s.file: s for s in ir.sources})
     assign_ids(ir.imperatives, previous.imperatives if previous is not None and reuse else ())
     resolve_conflicts(ir)
     if previous is not None:
@@ -195,6 +199,48 @@ def _extract(source: Source, reusable: dict) -> tuple[list, list, list]:
         raise SourceError(f"{source.file}: {len(imperatives)} imperatives, over the limit of {MAX_IMPERATIVES_PER_FILE} "
                           "for one file; not compiled (split it into smaller files)")
     return imperatives, skipped, prose
+
+
+PARALLEL_MIN_CHARS = 512 * 1024  # less new text than this reads faster in one process than a fork costs
+
+
+def extract_all(sources: list[Source], reusable: dict, workers: int | None = None) -> list:
+    """Per source, in order: its (imperatives, skipped, prose), or the SourceError that fails it; every
+    new imperative admitted (or demoted) already.
+
+    With enough new text (PARALLEL_MIN_CHARS), the sources to read are shared out among one
+    process per core (compiler/forked.py); each share is extracted file by file under the same
+    limits, by the same `_extract`, and then admitted, which decides each imperative on its own
+    and its file. `workers` overrides the count (1: all here). The result is the same for any count.
+    """
+    from .admission import admit_all
+
+    def read(share: list[int]) -> list:
+        outcomes = [_outcome(sources[i], reusable) for i in share]
+        done = [(sources[i], o) for i, o in zip(share, outcomes) if not isinstance(o, SourceError)]
+        admit_all([imp for _, (imps, _, _) in done for imp in imps], {s.file: source_ir(s) for s, _ in done})
+        return outcomes
+
+    fresh = [i for i, s in enumerate(sources) if (s.file, s.sha256) not in reusable]
+    # rules reused from the sealed IR are vouched for before any share is admitted, as in one pass
+    reused = [i for i, s in enumerate(sources) if (s.file, s.sha256) in reusable]
+    found = dict(zip(reused, read(reused)))
+    if fresh:
+        from .extract import Extractor  # noqa: F401  (Lark and the grammars: loaded once, before any fork)
+    count = workers or (forked.cores() if sum(len(sources[i].text) for i in fresh) >= PARALLEL_MIN_CHARS else 1)
+    shares = forked.balanced(fresh, lambda i: len(sources[i].text), min(count, len(fresh))) if fresh else []
+    for number, (share, outcomes) in enumerate(zip(shares, forked.shared(read, shares))):
+        found.update(zip(share, outcomes))
+        if number:  # admitted in a child: admit_all, finding every rule decided, records their proven regexes here
+            admit_all([imp for o in outcomes if not isinstance(o, SourceError) for imp in o[0]], {})
+    return [found[i] for i in range(len(sources))]
+
+
+def _outcome(source: Source, reusable: dict):
+    try:
+        return _extract(source, reusable)
+    except SourceError as exc:
+        return exc
 
 
 def _reusable(previous: PolicyIR | None) -> dict:

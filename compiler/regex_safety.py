@@ -25,9 +25,11 @@ it to Pass 2 with the reason); it never stops the run.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from re import _constants as C  # noqa: N812 (the sre opcodes)
 from re import _parser
@@ -361,21 +363,40 @@ def _attack(regex: str, flags: str) -> tuple[list[str], list[str]]:
     return [s for s in seeds if s], ["!", "\n"]
 
 
+TRIAL_SHARE_MIN = 64  # fewer regexes than this per extra Node.js process: its start-up costs more than it saves
+
+
 def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
-    """The Node.js timed trial for each (regex, flags): '' or the problem; None without Node.js."""
+    """The Node.js timed trial for each (regex, flags): '' or the problem; None without Node.js.
+
+    Many regexes are shared out among one Node.js process per core (the trial is CPU-bound in V8);
+    each regex's verdict is the same whichever process tries it."""
     node = shutil.which("node")
     if node is None:
         return None
     if not pairs:
         return []
     jobs = [[regex, flags, *_attack(regex, flags)] for regex, flags in pairs]
+    count = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                       len(jobs) // TRIAL_SHARE_MIN))
+    if count == 1:
+        return _trial_share(node, jobs)
+    with ThreadPoolExecutor(count) as pool:  # each thread waits on its Node.js process
+        shares = list(pool.map(lambda k: _trial_share(node, jobs[k::count]), range(count)))
+    found = [""] * len(jobs)
+    for k, share in enumerate(shares):
+        found[k::count] = share
+    return found
+
+
+def _trial_share(node: str, jobs: list[list]) -> list[str]:
     script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS])
     try:
         done = subprocess.run([node, "-e", script], input=json.dumps(jobs), capture_output=True, text=True,
-                              timeout=60 + len(pairs) * HARD_STOP_MS / 1000, check=True)
+                              timeout=60 + len(jobs) * HARD_STOP_MS / 1000, check=True)
         return json.loads(done.stdout)
     except (subprocess.SubprocessError, ValueError, OSError) as exc:
-        return [f"the Node.js trial could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"] * len(pairs)
+        return [f"the Node.js trial could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"] * len(jobs)
 
 
 def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:

@@ -8,6 +8,7 @@ lowering backends (Cedar and its Interlinked flavour) come from the registry.
 
 from __future__ import annotations
 
+from ..compiler import forked
 from ..compiler.ir import PolicyIR
 from ..compiler.jsontext import dumps
 from ..compiler.resolve import Resolved, resolve
@@ -23,16 +24,38 @@ def lowered_files(backend: Backend, ir: PolicyIR | Resolved, target: str = "sond
     return {g.path(backend.kind): backend.render(g, target, distilled_at) for g in groups or plan(ir, target) if g.has_file(backend)}
 
 
-def artifacts(ir: PolicyIR, target: str = "sondera-v2") -> dict[str, str | bytes]:
+PARALLEL_MIN_ENTRIES = 2000  # fewer rules than this render faster in one process than a fork costs
+
+
+def artifacts(ir: PolicyIR, target: str = "sondera-v2", workers: int | None = None) -> dict[str, str | bytes]:
     """Path -> text; the IR, by far the largest, as UTF-8 bytes. The IR is resolved here, right before
-    emission, with the overrides it records."""
+    emission, with the overrides it records.
+
+    Each group's files depend on that group alone: with PARALLEL_MIN_ENTRIES rules or more, runs of
+    groups render in one process per core (compiler/forked.py; `workers` overrides the count), and
+    the files come back in the order one process gives them."""
     resolved = resolve(ir)
     groups = plan(resolved, target)  # one placement for every backend
-    files: dict[str, str | bytes] = {**policy_md.emit(resolved, target, groups)}
-    for backend in registry.BACKENDS:
-        files.update(lowered_files(backend, resolved, target, groups))
-    for emitter in (prose_md, skipped_report, index):
+    count = workers or (forked.cores() if sum(map(_weight, groups)) >= PARALLEL_MIN_ENTRIES else 1)
+    runs = forked.contiguous(groups, _weight, count)
+    with forked.few_collections():
+        by_run = forked.shared(lambda run: _group_files(resolved, target, run), runs)
+    files: dict[str, str | bytes] = {}
+    for kind in range(2 + len(registry.BACKENDS)):  # policy.md, each backend's, prose.md: each kind in group order
+        for found in by_run:
+            files.update(found[kind])
+    for emitter in (skipped_report, index):
         files.update(emitter.emit(resolved, target, groups))
     files["distilled-rules.json"] = dumps(guardrules.emit(resolved, target, groups))
     files["policy.ir.json"] = ir.dumps()
     return files
+
+
+def _weight(group: Group) -> int:
+    return len(group.entries) + len(group.prose) + len(group.principles) + 1
+
+
+def _group_files(resolved: Resolved, target: str, groups: list[Group]) -> list[dict[str, str]]:
+    """The files of some groups, by kind: policy.md, each lowering backend's, prose.md."""
+    return [policy_md.emit(resolved, target, groups), *(lowered_files(b, resolved, target, groups) for b in registry.BACKENDS),
+            prose_md.emit(resolved, target, groups)]

@@ -27,9 +27,14 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+_MARKUP = re.compile(r"\*\*|__|[`#>]")
+_BACKTICKS = re.compile(r"`+")
+_SPECIAL = re.compile(r"([\\`*_\[\]{}#|~!])")
+
+
 def title(imp, limit: int = 60) -> str:
     """A short title from the quote, cut at a word boundary."""
-    text = re.sub(r"\*\*|__|[`#>]", "", one_line(imp.quote)).strip(" :-—*")
+    text = _MARKUP.sub("", one_line(imp.quote)).strip(" :-—*")
     if len(text) <= limit:
         return text.rstrip(".")
     cut = text[:limit].rsplit(" ", 1)[0]
@@ -39,7 +44,7 @@ def title(imp, limit: int = 60) -> str:
 def md_code(text: str) -> str:
     """Inline code that holds any text literally: the fence is longer than any backtick run inside."""
     text = one_line(text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0) if "`" in text else 0
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -52,7 +57,7 @@ def md_text(text: str) -> str:
 
 def _escape(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_\[\]{}#|~!])", r"\\\1", text)
+    return _SPECIAL.sub(r"\\\1", text)
 
 
 def md_spans(text: str) -> str:
