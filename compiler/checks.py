@@ -60,16 +60,26 @@ def normalise_ws(text: str) -> str:
     return " ".join(text.split())
 
 
+_node_verdicts: dict[tuple[str, str], str] = {}  # what Node.js said of each (regex, flags) in this process
+
+
 def node_problems(pairs: list[tuple[str, str]]) -> list[str] | None:
-    """Per (regex, flags): '' or what Node.js says is wrong; None when Node.js is absent."""
+    """Per (regex, flags): '' or what Node.js says is wrong; None when Node.js is absent.
+    Node.js starts only for pairs it has not judged in this process (a verdict never changes)."""
     node = shutil.which("node")
     if node is None or not pairs:
         return None if node is None else []
-    try:
-        done = subprocess.run([node, "-e", _NODE_CHECK], input=json.dumps(pairs), capture_output=True, text=True, timeout=60, check=True)
-        return json.loads(done.stdout)
-    except (subprocess.SubprocessError, ValueError) as exc:
-        return [f"Node.js could not check the regexes: {exc}"] * len(pairs)
+    keys = [(regex, flags) for regex, flags in pairs]
+    unjudged = [key for key in dict.fromkeys(keys) if key not in _node_verdicts]
+    if unjudged:
+        try:
+            done = subprocess.run([node, "-e", _NODE_CHECK], input=json.dumps(unjudged), capture_output=True, text=True,
+                                  timeout=60, check=True)
+            verdicts = json.loads(done.stdout)
+        except (subprocess.SubprocessError, ValueError) as exc:
+            return [f"Node.js could not check the regexes: {exc}"] * len(pairs)
+        _node_verdicts.update(zip(unjudged, verdicts))
+    return [_node_verdicts[key] for key in keys]
 
 
 def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -> list[tuple[str, str]]:

@@ -129,3 +129,16 @@ def test_node_rejects_python_only_syntax():
     if problems is None:
         pytest.skip("Node.js is not installed")
     assert problems[0] and problems[1] == "matches the empty string" and problems[2] == ""
+
+
+def test_node_judges_each_regex_once_per_process(monkeypatch):
+    from policyc.compiler import checks
+
+    calls = []
+    real_run = checks.subprocess.run
+    monkeypatch.setattr(checks.subprocess, "run", lambda *a, **k: calls.append(k["input"]) or real_run(*a, **k))
+    first = node_problems([("a+b", ""), ("(?P<y>a)", "")])
+    again = node_problems([("(?P<y>a)", ""), ("a+b", ""), ("a+b", "")])
+    if first is None:
+        pytest.skip("Node.js is not installed")
+    assert len(calls) <= 1 and again == [first[1], first[0], first[0]] and first[0] == "" and first[1]
