@@ -32,10 +32,13 @@ class Lexicon:
     edit_verbs: frozenset[str]
     content_verbs: frozenset[str]
     unobservable_verbs: frozenset[str]
+    mock_verbs: frozenset[str]
+    script_runners: tuple[str, ...]
+    script_names: frozenset[str]
     programs: frozenset[str]
     identifiers: dict[str, str]
     prose: tuple[dict, ...]
-    verbs: frozenset[str]  # every verb of the four kinds
+    verbs: frozenset[str]  # every verb of the kinds above
     versioned: frozenset[str]
     families: tuple[tuple[str, ...], ...]
     placeholders: frozenset[str]
@@ -113,10 +116,13 @@ def load_lexicon() -> Lexicon:
         edit_verbs=verbs["edit"],
         content_verbs=verbs["content"],
         unobservable_verbs=verbs["unobservable"],
+        mock_verbs=verbs["mock"],
+        script_runners=tuple(data["script_runners"]),
+        script_names=frozenset(data["script_names"]),
         programs=frozenset(data["programs"]),
         identifiers=dict(data["identifiers"]),
         prose=prose,
-        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"],
+        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"],
         versioned=frozenset(data["versioned"]),
         families=tuple(tuple(f) for f in data["families"]),
         placeholders=frozenset(data["placeholders"]),
@@ -224,13 +230,20 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
+    if verb in lex.mock_verbs and objects:
+        return _mock_trigger([o.text for o in objects], lex)
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
+    if verb in lex.edit_verbs - lex.run_verbs - lex.content_verbs:
+        # "Don't edit directly, regenerate with `./bin/brew …`": a command is not what an edit acts on
+        kinds = [(k, o) for k, o in kinds if k != "command"]
     if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex, polarity)):
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
     if kinds:
         kind = kinds[0][0]
-        texts = [o.text for k, o in kinds if k == kind and len(o.text) > 1]
+        texts = [t for k, o in kinds if k == kind and len(o.text) > 1 for t in (_scripts(o, lex) if k == "command" else [o.text])]
         trigger = _build(kind, texts, clause, lex) if texts else None
+        if trigger and kind == "command":  # a script's name, not each runner's spelling of it, names the rule
+            trigger.summary = _slug_words([o.text for k, o in kinds if k == kind and len(o.text) > 1])
         if trigger:
             trigger.suggestion = _suggestion(clause)
             if clause.file_scope and kind in ("path", "content"):
@@ -337,6 +350,23 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
+
+
+def _mock_trigger(modules: list[str], lex: Lexicon) -> Trigger:
+    """"Do not mock `@/utils/logger`": a test's mock call naming the module (vi.mock, jest.mock, mock.patch)."""
+    named = any_of([js_escape(m) for m in modules])
+    regex = r"(?:\b(?:vi|jest)\.(?:mock|doMock|unstable_mockModule)|\bpatch(?:\.object)?)\(\s*[\"'`]" + named + r"[\"'`.]"
+    patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
+    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="mock " + _slug_words(modules),
+                   values=modules)
+
+
+def _scripts(obj: ClauseObject, lex: Lexicon) -> list[str]:
+    """A backticked script name ("`dev`") is that project script: each runner's way of running it. (A bare
+    word is a program: "run pytest, python, or airflow commands".)"""
+    if obj.kind != ClauseObjectKind.CODE or obj.text not in lex.script_names:
+        return [obj.text]
+    return [f"{runner} {obj.text}" for runner in lex.script_runners]
 
 
 def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:

@@ -273,3 +273,31 @@ def test_a_package_manager_named_alone_after_the_rule_word_is_that_tool():
     assert _decide(evaluator, "Bash", {"command": "pip install httpx"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "uv pip install httpx"}) == "allow"
     assert _compiled("- Never go.")[0].trigger is None
+
+
+# Findings of the blind held-out set 4 (files 025-032, measured blind at precision 2/5 before these fixes).
+
+def test_an_edit_never_acts_on_a_command():
+    # Homebrew/brew: "Don't edit directly, regenerate with `./bin/brew generate-man-completions`" recommends the command
+    imp, evaluator = _compiled("- Don't edit directly, regenerate with `./bin/brew generate-man-completions`")
+    assert imp.trigger is None
+    assert _decide(evaluator, "Bash", {"command": "./bin/brew generate-man-completions"}) == "allow"
+
+
+def test_a_backticked_word_that_is_no_program_is_a_project_script():
+    # elie222/inbox-zero: "Do not run `dev` or `build` unless explicitly asked" (asks: the user decides)
+    imp, evaluator = _compiled("- Do not run `dev` or `build` unless explicitly asked")
+    assert imp.action == "ask"
+    for command in ("pnpm dev", "npm run build", "make build", "cd web && yarn dev"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("pnpm install", "pnpm test", "dev", "git log --grep build"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_do_not_mock_a_module_is_the_mock_call_naming_it():
+    # inbox-zero: "Tests should use the real logger implementation (do not mock `@/utils/logger`)."
+    _, evaluator = _compiled("- Tests should use the real logger implementation (do not mock `@/utils/logger`).")
+    for content in ('vi.mock("@/utils/logger");', "jest.mock('@/utils/logger', () => ({}))"):
+        assert _decide(evaluator, "Write", {"file_path": "app/a.test.ts", "content": content}) == "ask", content
+    assert _decide(evaluator, "Write", {"file_path": "app/a.test.ts", "content": 'import { log } from "@/utils/logger";'}) == "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "utils/logger.ts", "old_string": "a", "new_string": "b"}) == "allow"
