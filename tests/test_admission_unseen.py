@@ -73,8 +73,16 @@ def test_a_sentence_about_what_a_reviewer_flags_forbids_no_tool_call():
 
 def test_something_forbidden_in_commands_is_not_a_file_content_rule():
     # vercel/next.js AGENTS.md
-    imp, _ = _compiled("- Mirror CI env **names and modes** exactly, but do not inline literal secret values in commands.")
-    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")
+    imp, evaluator = _compiled("- Mirror CI env **names and modes** exactly, but do not inline literal secret values in commands.")
+    assert "pass1" not in imp.routes  # secrets in commands are no file content: the policy gate reads the sentence
+    assert _decide(evaluator, "Write", {"file_path": "app.py", "content": "key = 'AKIAABCDEFGHIJKLMNOP'"}) == "allow"
+
+
+def test_logging_or_exposing_a_secret_is_behaviour_not_a_literal():
+    # thunderbird-android, sentry-javascript (held-out sets 5 and 3): no secret scanner for what code does at run time
+    for line in ("- NEVER log credentials, passwords, or authentication tokens",
+                 "- Never introduce code that exposes secrets or keys"):
+        assert _compiled(line)[0].trigger is None, line
 
 
 def test_a_star_inside_a_name_stands_for_any_name_characters():
