@@ -260,6 +260,16 @@ def _called(tokens) -> set[int]:
     return called
 
 
+def _names_a_folder(tokens, i: int, words: dict[str, frozenset[str]]) -> bool:
+    """The name at token i is followed by a folder noun that ends its noun phrase ("`dist` folder.", not
+    "the `config` directory helper")."""
+    if i + 1 >= len(tokens) or tokens[i + 1].norm not in words["folder_nouns"]:
+        return False
+    after = tokens[i + 2] if i + 2 < len(tokens) else None
+    ends = words["connectors"] | words["qualifier_openers"] | words["conditions"] | words["explanations"] | {"unless", "except"}
+    return after is None or after.type != "WORD" or after.norm in ends
+
+
 def _objects(tokens, lexicon) -> list[ClauseObject]:
     """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs.
     A name the sentence calls a call ("`then` calls") is the call, `then()`, not every use of the word."""
@@ -270,6 +280,8 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
             continue
         if i + 1 < len(tokens) and tokens[i + 1].norm in lexicon.clause_words["git_names"]:
             continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
+        if _names_a_folder(tokens, i, lexicon.clause_words) and "/" not in obj.text.rstrip("/"):
+            obj = ClauseObject(ClauseObjectKind.PATH, obj.text.rstrip("/") + "/")  # "`generated` subdirectories"
         if i in called and obj.kind == ClauseObjectKind.CODE and _PLAIN_NAME.match(obj.text):
             obj = ClauseObject(obj.kind, obj.text + "()")
         parts = obj.text.split("/")

@@ -230,8 +230,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
-    if verb in lex.mock_verbs and objects:
-        return _mock_trigger([o.text for o in objects], lex)
+    if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
+        return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
     if verb in lex.edit_verbs - lex.run_verbs - lex.content_verbs:
         # "Don't edit directly, regenerate with `./bin/brew …`": a command is not what an edit acts on
@@ -353,11 +353,12 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
 
 
 def _mock_trigger(modules: list[str], lex: Lexicon) -> Trigger:
-    """"Do not mock `@/utils/logger`": a test's mock call naming the module (vi.mock, jest.mock, mock.patch)."""
-    named = any_of([js_escape(m) for m in modules])
+    """"Do not mock `@/utils/logger`": a test's mock call naming the module (vi.mock, jest.mock, mock.patch);
+    with no module named, any mock call."""
+    named = any_of([js_escape(m) for m in modules]) if modules else r"[^\"'`\s]+"
     regex = r"(?:\b(?:vi|jest)\.(?:mock|doMock|unstable_mockModule)|\bpatch(?:\.object)?)\(\s*[\"'`]" + named + r"[\"'`.]"
     patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
-    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="mock " + _slug_words(modules),
+    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="mock " + (_slug_words(modules) or "anything"),
                    values=modules)
 
 

@@ -309,3 +309,26 @@ def test_do_not_mock_a_module_is_the_mock_call_naming_it():
         assert _decide(evaluator, "Write", {"file_path": "app/a.test.ts", "content": content}) == "ask", content
     assert _decide(evaluator, "Write", {"file_path": "app/a.test.ts", "content": 'import { log } from "@/utils/logger";'}) == "allow"
     assert _decide(evaluator, "Edit", {"file_path": "utils/logger.ts", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+def test_a_name_with_a_folder_noun_is_that_folder():
+    # oxc-project/oxc: "Avoid editing `generated` subdirectories."; a noun phrase that goes on is no folder
+    _, evaluator = _compiled("- Avoid editing `generated` subdirectories.")
+    assert _decide(evaluator, "Edit", {"file_path": "crates/oxc_ast/src/generated/visit.rs", "old_string": "a", "new_string": "b"}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "crates/oxc_ast/src/generate.rs", "old_string": "a", "new_string": "b"}) == "allow"
+    imp, _ = _compiled("- Never use the `config` directory helper.")
+    assert imp.trigger is None or imp.trigger.kind != "path"
+
+
+def test_never_mock_anything_is_every_mock_call():
+    # triggerdotdev/trigger.dev: "**Never mock anything** - use testcontainers instead."
+    _, evaluator = _compiled("- **Never mock anything** - use testcontainers instead.")
+    assert _decide(evaluator, "Write", {"file_path": "a.test.ts", "content": 'vi.mock("./db");'}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "a.test.ts", "content": "const db = await startContainer();"}) == "allow"
+
+
+def test_pushing_the_commit_is_a_push():
+    # ghostty-org/ghostty SKILL.md: "Don't push the commit; leave that to the user."
+    _, evaluator = _compiled("- Don't push the commit; leave that to the user.")
+    assert _decide(evaluator, "Bash", {"command": "git push origin HEAD"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "git commit -m x"}) == "allow"
