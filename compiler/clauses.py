@@ -260,6 +260,12 @@ def _called(tokens) -> set[int]:
     return called
 
 
+def _starts_with(part, i: int, phrase: str) -> bool:
+    """The words of `phrase` start at token i of `part`."""
+    words = phrase.split()
+    return [t.norm for t in part[i : i + len(words)]] == words
+
+
 def _names_a_folder(tokens, i: int, words: dict[str, frozenset[str]]) -> bool:
     """The name at token i is followed by a folder noun that ends its noun phrase ("`dist` folder.", not
     "the `config` directory helper")."""
@@ -417,6 +423,9 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             word = tok.norm
             if word in ("like", "including", "e.g") or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):
                 bucket = parts.examples
+            elif any(_starts_with(part, i, phrase) for phrase in words["role_phrases"]):
+                parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
+                bucket = parts.qualifiers[-1]
             elif word in words["explanations"]:  # "because …", "so that …": why, not what
                 bucket = parts.asides
             elif word in words["conditions"] and i > 0 and part[i - 1].norm == "even":
@@ -527,6 +536,11 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             _add_rejected(clause, _split_clause(tuple(parts.rejected), lexicon, False).main)
             clause.alternatives.extend(_objects(parts.alternatives, lexicon))
             clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
+            if polarity == "negative" and clause.verb not in lexicon.content_verbs:
+                # "Never return ORM fields directly from `api/limits.py`": where something comes from, not the file acted on
+                sources = {found.text for k, t in enumerate(parts.main[1:], 1)
+                           if parts.main[k - 1].norm == "from" and (found := _object(t)) is not None}
+                clause.objects = [o for o in clause.objects if o.text not in sources]
             for qualifier in parts.qualifiers:
                 _read_qualifier(clause, qualifier, lexicon)
             clause.purpose = _qualifier_text(parts.purpose)

@@ -186,6 +186,23 @@ def _is_lead(sentence_text: str) -> bool:
     return sentence_text.rstrip(" *_`").endswith(":")
 
 
+def _labelled_value(sentence: Sentence) -> bool:
+    """"Regenerate all: `scripts/generate-test-files.sh`": a list item that labels a value in words before a
+    colon says what the value is for, so it is no member of the list its lead line forbids."""
+    tokens = sentence.tokens
+    colon = next((k for k, t in enumerate(tokens) if t == ":"), -1)
+    return colon > 0 and all(t.type == "WORD" for t in tokens[:colon]) and any(t.type in ("CODE", "PATH") for t in tokens[colon + 1 :])
+
+
+def _in_parentheses(sentence: Sentence, governing: Marker) -> bool:
+    """"Pull request base reference (use `origin/main`; never use a feature branch's upstream …):": the rule
+    word speaks inside a parenthesis, not for the list the line introduces."""
+    depth = 0
+    for tok in sentence.tokens[: max(governing.index, 0)]:
+        depth += (tok == "(") - (tok == ")")
+    return depth > 0
+
+
 def _names_the_means(sentence: Sentence, governing: Marker) -> bool:
     """"Avoid by being explicit on the first push:": what follows a prohibition's "by …ing" is how to
     keep it, so the list or code under such a lead line is recommended, not forbidden."""
@@ -299,12 +316,14 @@ class _Walk:
                 self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, None, tuple(headings),
                                        role="run-on", why=run_on))
                 continue
-            governing = strongest(markers, self.ladder, sentence) or (replace(span.inherited.marker, index=-1) if span.inherited else None)
+            governing = strongest(markers, self.ladder, sentence)
+            if governing is None and span.inherited and not _labelled_value(sentence):
+                governing = replace(span.inherited.marker, index=-1)
             if governing is None:
                 continue
             self.recent = (governing, span.block)
             role = "rule"
-            if sentence.last and _is_lead(span.text[sentence.start : sentence.end]) \
+            if sentence.last and _is_lead(span.text[sentence.start : sentence.end]) and not _in_parentheses(sentence, governing) \
                     and not (self.ladder.classes[governing.marker_class].polarity == "negative" and _names_the_means(sentence, governing)):
                 quote, _ = _quote(span.block, span.text, sentence.start, sentence.end)
                 new_lead = Lead(governing, span.block, quote)

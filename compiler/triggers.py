@@ -343,7 +343,8 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
         patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
         return Trigger(TriggerKind.PATH, list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
                        interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)
-    texts = [t for t in texts if t not in lex.not_identifiers]  # content
+    # content; an operator (`==`, `!=`) is in every file, never a name
+    texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t)]
     if not texts:
         return None
     regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
