@@ -62,6 +62,21 @@ def lay_out(corpus: Path, project: Path, target_bytes: int) -> tuple[int, float]
     return files, total / MB
 
 
+def tree_arguments(parser: argparse.ArgumentParser, mb: float, repeat: int) -> None:
+    """The options of a benchmark on the replicated corpus: --mb, --repeat, --corpus."""
+    parser.add_argument("--mb", type=float, default=mb, help=f"replicate the corpus to at least this many MB (default {mb:g})")
+    parser.add_argument("--repeat", type=int, default=repeat, help=f"runs of each; the median counts (default {repeat})")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="dir with files/ and MANIFEST.tsv")
+
+
+def replicated_project(tmp: str, corpus: Path, mb: float) -> tuple[Path, int, float]:
+    """A git project in tmp holding the corpus replicated to at least mb megabytes: (project, files, MB)."""
+    project = Path(tmp) / "project"
+    (project / ".git").mkdir(parents=True)
+    files, size_mb = lay_out(corpus, project, int(mb * MB))
+    return project, files, size_mb
+
+
 def _tree_pss_kb(pid: int) -> int:
     """Proportional set size of a process and its descendants (kB; shared pages counted once): what the
     compile's forked workers and Node.js trials hold together. 0 where /proc has no smaps_rollup.
@@ -106,15 +121,11 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float, float, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--mb", type=float, default=12, help="replicate the corpus to at least this many MB (default 12)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per side; the median counts (default 3)")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="dir with files/ and MANIFEST.tsv")
+    tree_arguments(parser, mb=12, repeat=3)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp) / "project"
-        (project / ".git").mkdir(parents=True)
-        files, size_mb = lay_out(args.corpus, project, int(args.mb * MB))
+        project, files, size_mb = replicated_project(tmp, args.corpus, args.mb)
         out = Path(tmp) / "out"
         compile_cmd = [sys.executable, "-m", "policyc.compiler.cli", "compile", "--root", str(project), "--out", str(out)]
         tokenize_cmd = [sys.executable, "-c", _TOKENIZE, str(project)]

@@ -18,9 +18,8 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-from compile_throughput import DEFAULT_CORPUS, MB, lay_out
+from compile_throughput import MB, replicated_project, tree_arguments
 from policyc.compiler.ir import PolicyIR
 from policyc.compiler.pipeline import compile_paths
 from policyc.compiler.targets import discover
@@ -37,14 +36,10 @@ def _median(action, repeat: int) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--mb", type=float, default=5, help="replicate the corpus to at least this many MB (default 5)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of each; the median counts (default 5)")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="dir with files/ and MANIFEST.tsv")
+    tree_arguments(parser, mb=5, repeat=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp) / "project"
-        (project / ".git").mkdir(parents=True)
-        files, size_mb = lay_out(args.corpus, project, int(args.mb * MB))
+        project, files, size_mb = replicated_project(tmp, args.corpus, args.mb)
         ir = compile_paths(discover(project).paths, project)
     text = ir.dumps()
     data = json.loads(text)
