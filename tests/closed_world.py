@@ -176,3 +176,5 @@ def assert_labels_well_formed(labels: list[dict], lines: list[str]) -> None:
         assert label["field"] in ("command", "file_path", "content"), f"{where}: field {label['field']!r}"
         assert label["tool"], f"{where}: no tool"
         assert label.get("must_match") and label.get("must_not_match"), f"{where}: needs must_match and must_not_match"
+        for value in (*label["must_match"], *label["must_not_match"]):  # an unquoted "fix(x): y" reads as a mapping
+            assert isinstance(value, str) or (isinstance(value, dict) and "value" in value), f"{where}: input {value!r}"
