@@ -421,9 +421,11 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             bucket = parts.asides  # "NEVER use code regions: If complexity suggests …, refactor": an explanation
         elif tok.type == "WORD" and bucket is not parts.examples and bucket is not parts.asides:
             word = tok.norm
-            if word in ("like", "including", "e.g") or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):
+            if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm == "the")) \
+                    or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):  # ("or the like" is no example)
                 bucket = parts.examples
-            elif any(_starts_with(part, i, phrase) for phrase in words["role_phrases"]):
+            elif any(_starts_with(part, i, phrase) for phrase in words["role_phrases"]) or (
+                    word == "as" and seen_object and i + 1 < len(part) and part[i + 1].norm not in words["explanation_subjects"]):
                 parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
                 bucket = parts.qualifiers[-1]
             elif word in words["explanations"]:  # "because …", "so that …": why, not what
@@ -536,10 +538,16 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             _add_rejected(clause, _split_clause(tuple(parts.rejected), lexicon, False).main)
             clause.alternatives.extend(_objects(parts.alternatives, lexicon))
             clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
+            words_git = lexicon.clause_words["git_names"]
             if polarity == "negative" and clause.verb not in lexicon.content_verbs:
-                # "Never return ORM fields directly from `api/limits.py`": where something comes from, not the file acted on
+                # "Never return ORM fields directly from `api/limits.py`": where something comes from, not the file acted
+                # on; "Put checks in `page.tsx`, never in `layout.tsx`": where something goes, unless an edit verb acts there
+                places = {"from"} if clause.verb in lexicon.edit_verbs else {"from", "in", "into", "inside", "within"}
                 sources = {found.text for k, t in enumerate(parts.main[1:], 1)
-                           if parts.main[k - 1].norm == "from" and (found := _object(t)) is not None}
+                           if parts.main[k - 1].norm in places and (found := _object(t)) is not None}
+                if any(t.norm in words_git for t in parts.main if t.type == "WORD"):
+                    # "Do not create a branch prefixed with claude/": names of branches, tags or remotes, never paths
+                    sources |= {o.text for o in clause.objects if "/" in o.text}
                 clause.objects = [o for o in clause.objects if o.text not in sources]
             for qualifier in parts.qualifiers:
                 _read_qualifier(clause, qualifier, lexicon)

@@ -98,8 +98,9 @@ def test_a_star_inside_a_name_stands_for_any_name_characters():
 AUDITED = [
     # oven-sh/bun CLAUDE.md: `bun <file>` became "bun and anything", blocking the `bun run ...` the file prescribes
     ("Never use `bun test` or `bun <file>` directly - always use `bun bd test` or `bun bd <command>`.", "object"),
-    # getsentry/sentry-javascript CLAUDE.md: a write containing `master` was blocked, `git merge` allowed
-    ("- Never merge directly into `master`.", "kind"),
+    # getsentry/sentry-javascript CLAUDE.md: a write containing `master` was blocked, `git merge` allowed (now read
+    # as a place the merge goes into, so nothing is proposed: no-candidate)
+    ("- Never merge directly into `master`.", ""),
     # oven-sh/bun CLAUDE.md: writing the binary's path was blocked, running it allowed
     ("- you never invoke `./build/debug/bun-debug`", "kind"),
     # home-assistant/core AGENTS.md: the literal words `conditions/branching` as a code pattern
@@ -112,7 +113,7 @@ AUDITED = [
 def test_audited_wrong_rules_are_demoted_with_their_gate():
     for line, gate in AUDITED:
         imp, _ = _compiled(line)
-        assert (imp.admission.decision, imp.admission.gate) == ("demoted", gate), (line, imp.admission)
+        assert (imp.admission.decision, imp.admission.gate) == ("demoted" if gate else "no-candidate", gate), (line, imp.admission)
 
 
 def test_a_placeholder_is_not_a_secret_but_a_secret_is():
@@ -371,3 +372,20 @@ def test_a_role_phrase_narrows_the_rule():
     # PrefectHQ/prefect integration-tests: `asyncio.sleep()` is forbidden only "as a substitute for `_wait_for()`"
     imp, _ = _compiled("- Don't use fixed `asyncio.sleep()` delays as a substitute for `_wait_for()` — they either wait too long or flake.")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+
+
+# Findings of the blind held-out set 7 (files 051-060, measured blind at precision 6/12 before these fixes).
+
+@pytest.mark.parametrize("line", [
+    '- Never use `pytest` commands or the like as "Screenshots / Proof of Fix".',  # a role: "as …" after the object
+    "- Do not create a branch prefixed with claude/ and generally do not have / in your branch names",  # branch names
+    "- Put permission checks in `page.tsx`, never in `layout.tsx`",  # where something goes
+])
+def test_litellm_and_calcom_lines_give_no_hook_rule(line):
+    # BerriAI/litellm CLAUDE.md, calcom/cal.com AGENTS.md
+    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())]))["rules"] == []
+
+
+def test_as_with_a_subject_is_still_an_explanation():
+    _, evaluator = _compiled("- Never run `rm -rf /` as it wipes the machine.")
+    assert _decide(evaluator, "Bash", {"command": "rm -rf /"}) == "block"
