@@ -260,6 +260,21 @@ def _called(tokens) -> set[int]:
     return called
 
 
+def _concepts_outnumber_names(tokens: list[InlineToken]) -> bool:
+    """A list whose items are mostly plain noun phrases ("a lock, a mutex, a sentinel file, or `finalize`"): its
+    names in backticks stand for kinds of thing too, so none is a literal trigger."""
+    items: list[list[InlineToken]] = [[]]
+    for tok in tokens:
+        if tok == "," or tok.norm in ("or", "and"):
+            if items[-1]:
+                items.append([])
+        else:
+            items[-1].append(tok)
+    items = [item for item in items if item]
+    named = sum(1 for item in items if any(t.type in ("CODE", "PATH") for t in item))
+    return len(items) >= 3 and named > 0 and len(items) - named >= 2 and named < len(items) - named
+
+
 def _starts_with(part, i: int, phrase: str) -> bool:
     """The words of `phrase` start at token i of `part`."""
     words = phrase.split()
@@ -549,6 +564,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                     # "Do not create a branch prefixed with claude/": names of branches, tags or remotes, never paths
                     sources |= {o.text for o in clause.objects if "/" in o.text}
                 clause.objects = [o for o in clause.objects if o.text not in sources]
+            if polarity == "negative" and _concepts_outnumber_names(parts.main):
+                # "Do not add a repository lock, host-wide mutex, sentinel file, or user-triggered `finalize`"
+                clause.objects = []
             for qualifier in parts.qualifiers:
                 _read_qualifier(clause, qualifier, lexicon)
             clause.purpose = _qualifier_text(parts.purpose)

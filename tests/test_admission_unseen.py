@@ -389,3 +389,11 @@ def test_litellm_and_calcom_lines_give_no_hook_rule(line):
 def test_as_with_a_subject_is_still_an_explanation():
     _, evaluator = _compiled("- Never run `rm -rf /` as it wipes the machine.")
     assert _decide(evaluator, "Bash", {"command": "rm -rf /"}) == "block"
+
+
+def test_a_name_among_plain_nouns_stands_for_a_kind_of_thing():
+    # openai/openai-agents-python: `finalize` is one of four things not to add, the others plain nouns
+    imp, _ = _compiled("- Do not add a repository lock, host-wide mutex, sentinel file, or user-triggered `finalize`.")
+    assert imp.trigger is None
+    _, evaluator = _compiled("- Never use `eval`, `exec`, or dynamic imports.")  # names outnumber the plain nouns
+    assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "eval(x)"}) == "block"
