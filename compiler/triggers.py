@@ -230,6 +230,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
+    if verb.startswith("import") and objects and (source := _IMPORT_FROM.search(clause.scope_text)):
+        return _import_trigger([o.text for o in objects], source.group(1), lex)
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
@@ -351,6 +353,20 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
+
+
+_IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./-]*)`?")
+
+
+def _import_trigger(names: list[str], module: str, lex: Lexicon) -> Trigger:
+    """"Never import `expect` from vitest": an import of those names from that module (JavaScript or Python), not
+    every use of the name (`({ expect }) => …`, or `expect` imported from another module)."""
+    named, source = any_of([js_escape(n) for n in names]), js_escape(module)
+    regex = (r"\bimport\b[^;\n]*\b(?:" + named + r")\b[^;\n]*\bfrom\s*[\"']" + source + r"[\"']"
+             + r"|\bfrom\s+" + source + r"\s+import\b[^\n]*\b(?:" + named + r")\b")
+    patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
+    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=_slug_words([*names, module]),
+                   values=names)
 
 
 def _mock_trigger(modules: list[str], lex: Lexicon) -> Trigger:

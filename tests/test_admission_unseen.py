@@ -397,3 +397,22 @@ def test_a_name_among_plain_nouns_stands_for_a_kind_of_thing():
     assert imp.trigger is None
     _, evaluator = _compiled("- Never use `eval`, `exec`, or dynamic imports.")  # names outnumber the plain nouns
     assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "eval(x)"}) == "block"
+
+
+# Findings of the blind held-out set 8 (files 061-070, measured blind at precision 1/3 before these fixes).
+
+def test_import_a_name_from_a_module_is_that_import_only():
+    # cloudflare/workers-sdk wrangler AGENTS.md: `expect` from the test context, or from another module, stays allowed
+    _, evaluator = _compiled("- Never import `expect` from vitest — use test context `({ expect }) => {}`")
+    for content in ('import { describe, expect, it } from "vitest";', "from vitest import expect"):
+        assert _decide(evaluator, "Write", {"file_path": "src/a.test.ts", "content": content}) == "block", content
+    for content in ('it("lists", async ({ expect }) => {', 'import { expect } from "@playwright/test";',
+                    'import { expectTypeOf } from "vitest";'):
+        assert _decide(evaluator, "Write", {"file_path": "src/a.test.ts", "content": content}) == "allow", content
+
+
+def test_a_secret_word_elsewhere_in_the_clause_is_no_secret_rule():
+    # openai/openai-python AGENTS.md: "must not approve budget increases (including through a human's credentials)"
+    imp, _ = _compiled("Agents may investigate and draft proposals, but must not approve budget increases "
+                       "(including through a human's credentials) or bypass the gate.")
+    assert imp.trigger is None
