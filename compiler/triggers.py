@@ -230,6 +230,9 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
+    if verb.startswith("commit") and objects and all(_PATHLIKE.search(o.text) and not re.search(r"[\s*?\[{]", o.text)
+                                                     for o in objects):
+        return _commit_trigger([o.text for o in objects], lex)
     if verb.startswith("import") and objects and (source := _IMPORT_FROM.search(clause.scope_text)):
         return _import_trigger([o.text for o in objects], source.group(1), lex)
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
@@ -353,6 +356,15 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
+
+
+def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
+    """"Never commit `.env` files": staging or committing a path of that name (`git add .env`, `git commit web/.env`),
+    not writing the name into a file (`process.env`) and not `.env.example`."""
+    names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")) for p in paths])
+    regex = lexicon_regex(r"{git}\s+(?:add|commit)\b[^;&|\n]*[\s/](?:" + names + r")(?![\w.-])")
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
+                   keywords=["git"], summary="commit " + _slug_words(paths), values=paths)
 
 
 _IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./-]*)`?")

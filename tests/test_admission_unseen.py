@@ -416,3 +416,14 @@ def test_a_secret_word_elsewhere_in_the_clause_is_no_secret_rule():
     imp, _ = _compiled("Agents may investigate and draft proposals, but must not approve budget increases "
                        "(including through a human's credentials) or bypass the gate.")
     assert imp.trigger is None
+
+
+def test_committing_a_file_is_staging_or_committing_that_path():
+    # cal.com, openai-python, langfuse (held-out sets 2, 7, 8): "Never commit `.env` files" was a content rule on the
+    # text ".env", which blocked writing `process.env`
+    _, evaluator = _compiled("- Never commit `.env` files.")
+    for command in ("git add .env", "git add -f apps/web/.env", 'git commit -m "config" .env'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git add .env.example", "git add src/env.ts"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    assert _decide(evaluator, "Write", {"file_path": "src/a.js", "content": "const key = process.env.KEY;"}) == "allow"
