@@ -436,9 +436,11 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
         spared = [o.text for o in clause.alternatives + clause.exceptions]
         if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
             regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
-        if "names" in entry:  # the regex names only what the sentence names
+        summary = entry["summary"]
+        if "names" in entry:  # the regex, and the summary the id comes from, name only what the sentence names
             named = sorted(set(re.findall(entry["names"], named_in)))
             regex = regex.replace("{NAMES}", "|".join(named))
+            summary = summary.replace("{NAMES}", " ".join(named))
         patterns = [Pattern(field=f, regex=regex, flags=entry.get("flags", "")) for f in fields]
         return Trigger(
             kind=TriggerKind.PROSE,
@@ -446,7 +448,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
             tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
             patterns=patterns,
             keywords=list(entry.get("keywords", [])),
-            summary=entry["summary"],
+            summary=summary,
             interpreted=True,
             suggestion=_suggestion(clause),
             file_scope=_prose_scope(entry, clause) if tool == "content" else "",
