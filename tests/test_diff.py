@@ -54,11 +54,11 @@ def test_the_diff_names_exactly_the_edits(history, capsys, snapshot):
     assert [r["id"] for r in result["removed"]] == ["enforce-local-agents-md-no-co-authored-by"]
     assert result["added"] == []
     changed = {c["id"]: c for c in result["changed"]}
-    assert set(changed) == {"enforce-local-agents-md-no-pytest-python-airflow", "enforce-local-agents-md-no-push-main-4fee",
+    assert set(changed) == {"enforce-local-agents-md-no-pytest-python-airflow", "enforce-local-agents-md-no-push-main",
                             "enforce-local-agents-md-no-datetime-utcnow"}
     reworded = changed["enforce-local-agents-md-no-pytest-python-airflow"]
     assert set(reworded["fields"]) == {"quote", "lines"} and reworded["weakens"] is False
-    softer = changed["enforce-local-agents-md-no-push-main-4fee"]
+    softer = changed["enforce-local-agents-md-no-push-main"]
     assert softer["fields"]["action"] == ["block", "ask"] and softer["weakens"] is True
     pattern = changed["enforce-local-agents-md-no-datetime-utcnow"]
     assert pattern["old_id"] == "enforce-local-agents-md-no-datetime-now" and pattern["weakens"] is True
