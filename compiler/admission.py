@@ -98,6 +98,16 @@ def _codes(values) -> str:
     return ", ".join(f"`{v}`" for v in values)
 
 
+def surely_a_path(value: str) -> bool:
+    """`value` names a file or folder: not a shape like `and/or`, an e-mail, a URL or `console.log`, and a bare
+    name only with a known file extension."""
+    data = load_admission()
+    name = value.rstrip("/").rsplit("/", 1)[-1]
+    plain = "/" not in value and not any(c in value for c in "*?") and not value.startswith(".")
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return not (any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions))
+
+
 def tool_kind(trigger: TriggerRecord) -> str:
     """shell | path | content | mcp: the kind of tool call a trigger watches."""
     if trigger.kind == TriggerKind.MCP:
@@ -179,10 +189,7 @@ def _kind(imp, source, data: _Data):
             return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None
     if kind == "path":
         for value in values:
-            name = value.rstrip("/").rsplit("/", 1)[-1]
-            plain = "/" not in value and not any(c in value for c in "*?") and not value.startswith(".")
-            extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-            if any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions):
+            if not surely_a_path(value):
                 return (f"`{value}` is not surely a file path (a bare name without a known extension, or a shape like "
                         "`and/or`, an e-mail address, a URL or `console.log`), so no path rule is built on it"), None
     prose = [o.text for o in imp.clause.objects if o.kind == ClauseObjectKind.PATH and o.text in values]

@@ -272,7 +272,7 @@ def _concepts_outnumber_names(tokens: list[InlineToken]) -> bool:
             items[-1].append(tok)
     items = [item for item in items if item]
     named = sum(1 for item in items if any(t.type in ("CODE", "PATH") for t in item))
-    return len(items) >= 3 and named > 0 and len(items) - named >= 2 and named < len(items) - named
+    return 0 < named < len(items) - named
 
 
 def _starts_with(part, i: int, phrase: str) -> bool:
@@ -334,9 +334,9 @@ def _program_alone(tokens: list[InlineToken], governing: Marker, programs: froze
     """"ONLY use uv, NEVER pip": a tool's name alone after the rule word is that tool (only the tool families'
     names, which are no English words: "Never go." is not about `go`)."""
     words = [t for t in tokens if t.type == "WORD"]
-    marker = governing.text.lower().split()
-    if len(words) == len(marker) + 1 and [t.norm for t in words[:-1]] == marker and str(words[-1]) in programs:
-        return [ClauseObject(ClauseObjectKind.WORD, str(words[-1]))]
+    marker = [normalise_word(w) for w in governing.text.split()]
+    if len(words) == len(marker) + 1 and [t.norm for t in words[:-1]] == marker and words[-1].norm in programs:
+        return [ClauseObject(ClauseObjectKind.WORD, words[-1].norm)]
     return []
 
 

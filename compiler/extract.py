@@ -187,11 +187,13 @@ def _is_lead(sentence_text: str) -> bool:
 
 
 def _labelled_value(sentence: Sentence) -> bool:
-    """"Regenerate all: `scripts/generate-test-files.sh`": a list item that labels a value in words before a
-    colon says what the value is for, so it is no member of the list its lead line forbids."""
+    """"Regenerate all: `scripts/generate-test-files.sh`": a list item whose label before a colon says what to do
+    with the value names a means, so it is no member of the list its lead line forbids ("Force push:
+    `git push --force`" under "NEVER run these:" is one: its label names the thing)."""
     tokens = sentence.tokens
     colon = next((k for k, t in enumerate(tokens) if t == ":"), -1)
-    return colon > 0 and all(t.type == "WORD" for t in tokens[:colon]) and any(t.type in ("CODE", "PATH") for t in tokens[colon + 1 :])
+    return (colon > 0 and all(t.type == "WORD" for t in tokens[:colon]) and tokens[0].norm in load_lexicon().clause_words["means_labels"]
+            and any(t.type in ("CODE", "PATH") for t in tokens[colon + 1 :]))
 
 
 def _in_parentheses(sentence: Sentence, governing: Marker) -> bool:
@@ -207,7 +209,8 @@ def _names_the_means(sentence: Sentence, governing: Marker) -> bool:
     """"Avoid by being explicit on the first push:": what follows a prohibition's "by …ing" is how to
     keep it, so the list or code under such a lead line is recommended, not forbidden."""
     words = [t.norm for t in sentence.tokens[governing.index + 1 :] if t.type == "WORD"]
-    return any(w == "by" and nxt.endswith("ing") for w, nxt in zip(words, words[1:]))
+    openers = load_lexicon().clause_words["list_openers"]  # "Never bypass the hooks by using any of:": a list follows
+    return any(w == "by" and nxt.endswith("ing") for w, nxt in zip(words, words[1:])) and not openers & set(words)
 
 
 # -- Stage 1: blocks ---------------------------------------------------------------------------------

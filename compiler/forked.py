@@ -111,6 +111,12 @@ def _fork(work: _Work, shares: list[list]) -> list[tuple[int, int]]:
                     os._exit(code)
             os.close(write_end)
             children.append((pid, read_end))
+    except BaseException:  # a fork or pipe that failed part-way (EAGAIN): no child is left running or unreaped
+        for pid, read_end in children:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read_end)
+        raise
     finally:
         gc.unfreeze()
     return children

@@ -230,11 +230,13 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
-    if verb.startswith("commit") and objects and all(_PATHLIKE.search(o.text) and not re.search(r"[\s*?\[{]", o.text)
-                                                     for o in objects):
+    if verb in ("commit", "commits", "committing") and objects and all(_committable(o.text) for o in objects):
         return _commit_trigger([o.text for o in objects], lex)
-    if verb.startswith("import") and objects and (source := _IMPORT_FROM.search(clause.scope_text)):
-        return _import_trigger([o.text for o in objects], source.group(1), lex)
+    if verb in ("import", "imports", "importing") and objects and _IMPORT_FROM.search(clause.scope_text):
+        # "import `X` from Y" forbids that import only; "from a barrel file" names no module a pattern can see
+        module = _import_source(clause, objects, lex)
+        names = [o.text for o in objects if o.text != module]
+        return _import_trigger(names, module, lex) if module and names else None
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     kinds = [(_object_kind(o, verb, lex), o) for o in objects]
@@ -358,16 +360,33 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
 
 
+def _committable(text: str) -> bool:
+    """A name a commit can carry: surely a file path (not `console.log`, not `it.only`), and no glob."""
+    from .admission import surely_a_path  # (admission reads the lexicon: imported here, not at load)
+
+    return surely_a_path(text) and not re.search(r"[\s*?\[{]", text)
+
+
 def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
     """"Never commit `.env` files": staging or committing a path of that name (`git add .env`, `git commit web/.env`),
     not writing the name into a file (`process.env`) and not `.env.example`."""
     names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")) for p in paths])
-    regex = lexicon_regex(r"{git}\s+(?:add|commit)\b[^;&|\n]*[\s/](?:" + names + r")(?![\w.-])")
+    # (the path stands outside any quoted text: `git commit -m "stop tracking .env"` names no file)
+    regex = lexicon_regex(r"{git}\s+(?:add|commit)\b[^;&|\n\"']*[\s/](?:" + names + r")(?![\w.-])")
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
                    keywords=["git"], summary="commit " + _slug_words(paths), values=paths)
 
 
 _IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./-]*)`?")
+
+
+def _import_source(clause: Clause, objects, lex: Lexicon) -> str:
+    """The module of "import `X` from Y": a named object right after "from" in its own spelling, or a bare
+    package name; "" for "from a barrel file"."""
+    found = _IMPORT_FROM.search(clause.scope_text)
+    if found is None or found.group(1) in lex.clause_words["determiners"]:
+        return ""
+    return next((o.text for o in objects if o.text.lower() == found.group(1)), found.group(1))
 
 
 def _import_trigger(names: list[str], module: str, lex: Lexicon) -> Trigger:

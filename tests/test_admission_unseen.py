@@ -422,8 +422,36 @@ def test_committing_a_file_is_staging_or_committing_that_path():
     # cal.com, openai-python, langfuse (held-out sets 2, 7, 8): "Never commit `.env` files" was a content rule on the
     # text ".env", which blocked writing `process.env`
     _, evaluator = _compiled("- Never commit `.env` files.")
-    for command in ("git add .env", "git add -f apps/web/.env", 'git commit -m "config" .env'):
+    for command in ("git add .env", "git add -f apps/web/.env", 'git commit .env -m "config"'):
         assert _decide(evaluator, "Bash", {"command": command}) == "block", command
-    for command in ("git add .env.example", "git add src/env.ts"):
+    for command in ("git add .env.example", "git add src/env.ts", 'git commit -m "stop tracking .env"'):
         assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
     assert _decide(evaluator, "Write", {"file_path": "src/a.js", "content": "const key = process.env.KEY;"}) == "allow"
+
+
+@pytest.mark.parametrize("line, calls", [
+    # review findings: a code name with a dot is no file a commit carries
+    ("- Never commit `console.log` statements.", [("Bash", {"command": "git add src/console.log"})]),
+    # React Native's StyleSheet is no inline style
+    ("- Never use inline styles.", [("Write", {"file_path": "App.tsx", "content": "<View style={styles.container}>"})]),
+    # a Markdown page that mentions a skip marker is no skipped test
+    ("- Never skip tests.", [("Write", {"file_path": "docs/testing.md", "content": "Avoid `it.skip(` in new tests."})]),
+])
+def test_review_findings_do_not_fire_on_ordinary_work(line, calls):
+    _, evaluator = _compiled(line)
+    for tool, tool_input in calls:
+        assert _decide(evaluator, tool, tool_input) == "allow", (line, tool_input)
+
+
+def test_import_from_needs_a_module_in_its_own_spelling():
+    imp, evaluator = _compiled("- Never import `Button` from `@MyOrg/UI`.")
+    assert _decide(evaluator, "Write", {"file_path": "a.tsx", "content": 'import { Button } from "@MyOrg/UI";'}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "a.tsx", "content": 'import { Card } from "@MyOrg/UI";'}) == "allow"
+    assert _compiled("- Never import `Button` from a barrel file.")[0].trigger is None  # not every `Button`
+
+
+def test_a_label_that_names_the_thing_stays_a_member_of_a_forbidding_list():
+    text = "NEVER run these commands:\n- Force push: `git push --force`\n- Regenerate all: `scripts/gen.sh`\n"
+    evaluator = Evaluator(guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"])
+    assert _decide(evaluator, "Bash", {"command": "git push --force"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "scripts/gen.sh"}) == "allow"
