@@ -20,6 +20,7 @@ from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, Trigger
 from .ladder import load_ladder
 from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
+_JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
 ObjectKind = Literal["command", "path", "content", "mcp"]  # the trigger a clause object gives
@@ -58,8 +59,10 @@ class Lexicon:
         """The file scope regex the headings above a rule give its file rules ("" for none):
         each heading that names tests or a language narrows it."""
         regexes = []
-        for title in titles:
-            scope = next((e for e in self.qualifiers["sections"] if e["when"].search(title.lower())), None)
+        for k, title in enumerate(titles):
+            lower = title.lower()
+            scope = next((e for e in self.qualifiers["sections"] if e["when"].search(lower)
+                          and not (e["own_or_title_heading_only"] and (0 < k < len(titles) - 1 or _JOINED_TOPICS.search(lower)))), None)
             if scope is not None:
                 regex = any_of([glob_to_regex(g) for g in scope["globs"]])
                 if regex not in regexes:
@@ -136,7 +139,9 @@ def load_lexicon() -> Lexicon:
             "scopes": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["scopes"]),
             "paths": re.compile(data["qualifiers"]["paths"]),
             "folders": re.compile(data["qualifiers"]["folders"]),
-            "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["sections"]),
+            "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"]),
+                               "own_or_title_heading_only": e.get("own_or_title_heading_only", False)}
+                              for e in data["qualifiers"]["sections"]),
         },
     )
 
@@ -350,8 +355,8 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
         patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
         return Trigger(TriggerKind.PATH, list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
                        interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)
-    # content; an operator (`==`, `!=`) is in every file, never a name
-    texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t)]
+    # content; an operator (`==`, `!=`) is in every file, never a name; `client.request(...)` is a shape, not a literal
+    texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t) and not re.search(r"\.\.\.|…", t)]
     if not texts:
         return None
     regex = identifier_regex(texts, lex.identifiers, lex.placeholders)

@@ -455,3 +455,23 @@ def test_a_label_that_names_the_thing_stays_a_member_of_a_forbidding_list():
     evaluator = Evaluator(guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"])
     assert _decide(evaluator, "Bash", {"command": "git push --force"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "scripts/gen.sh"}) == "allow"
+
+
+# Findings of the blind held-out set 9 (files 071-080, measured blind on the final compiler: precision 7/10).
+
+def test_a_tests_scope_comes_from_a_heading_about_tests_alone():
+    # langgenius/dify: "## Testing & Quality Practices" speaks of the source too; the `Any` rule is not test-only
+    text = "# AGENTS.md\n\n## Testing & Quality Practices\n\n- Enforce strong typing; avoid `Any` and prefer explicit type annotations.\n"
+    (imp,) = compile_sources([source_from_bytes("AGENTS.md", text.encode())]).imperatives
+    assert "file_scope" not in imp.scope and not imp.trigger.file_scope
+    titled = "# Backend Tests\n\n## Use factories\n\nNEVER directly call `Model.objects.create`.\n"  # the document's title
+    (imp,) = compile_sources([source_from_bytes("AGENTS.md", titled.encode())]).imperatives
+    assert imp.trigger.file_scope
+
+
+@pytest.mark.parametrize("line", [
+    "- Keep noise low: Don’t add unrelated dependencies, files, or formatting changes.",  # immich: which ones is a judgement
+    "- Example: avoid `let _ = client.request(...).await?;` - use `client.request(...).await?;` instead",  # zed: a shape
+])
+def test_immich_and_zed_lines_give_no_hook_rule(line):
+    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())]))["rules"] == []
