@@ -287,7 +287,7 @@ def _names_a_folder(tokens, i: int, words: dict[str, frozenset[str]]) -> bool:
     if i + 1 >= len(tokens) or tokens[i + 1].norm not in words["folder_nouns"]:
         return False
     after = tokens[i + 2] if i + 2 < len(tokens) else None
-    ends = words["connectors"] | words["qualifier_openers"] | words["conditions"] | words["explanations"] | {"unless", "except"}
+    ends = words["connectors"] | words["qualifier_openers"] | words["conditions"] | words["explanations"] | words["exception_openers"]
     return after is None or after.type != "WORD" or after.norm in ends
 
 
@@ -436,7 +436,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             bucket = parts.asides  # "NEVER use code regions: If complexity suggests …, refactor": an explanation
         elif tok.type == "WORD" and bucket is not parts.examples and bucket is not parts.asides:
             word = tok.norm
-            if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm == "the")) \
+            if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm in words["not_example"])) \
                     or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):  # ("or the like" is no example)
                 bucket = parts.examples
             elif any(_starts_with(part, i, phrase) for phrase in words["role_phrases"]) or (
@@ -445,7 +445,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                 bucket = parts.qualifiers[-1]
             elif word in words["explanations"]:  # "because …", "so that …": why, not what
                 bucket = parts.asides
-            elif word in words["conditions"] and i > 0 and part[i - 1].norm == "even":
+            elif word in words["conditions"] and i > 0 and part[i - 1].norm in words["concessive"]:
                 bucket = parts.asides  # "even if you're rewriting the change": the rule holds all the more
             elif word in words["conditions"]:  # "when …", "if …": a condition that narrows the rule
                 parts.qualifiers.append([])
@@ -557,7 +557,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             if polarity == "negative" and clause.verb not in lexicon.content_verbs:
                 # "Never return ORM fields directly from `api/limits.py`": where something comes from, not the file acted
                 # on; "Put checks in `page.tsx`, never in `layout.tsx`": where something goes, unless an edit verb acts there
-                places = {"from"} if clause.verb in lexicon.edit_verbs else {"from", "in", "into", "inside", "within"}
+                known = lexicon.clause_words
+                places = known["source_prepositions"] | (frozenset() if clause.verb in lexicon.edit_verbs else known["place_prepositions"])
                 sources = {found.text for k, t in enumerate(parts.main[1:], 1)
                            if parts.main[k - 1].norm in places and (found := _object(t)) is not None}
                 if any(t.norm in words_git for t in parts.main if t.type == "WORD"):
@@ -589,7 +590,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
             if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down
                 _add_rejected(clause, _split_clause(part[1:], lexicon, False).main)
-        elif lead in ("unless", "except"):
+        elif lead in lexicon.clause_words["exception_openers"]:
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
         elif start in coordinated:
@@ -598,7 +599,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             clause.scope_text += " " + " ".join(t.norm for t in part if t.type in ("WORD", "CODE", "PATH"))
         elif start > own[0] and polarity == "negative":
             clause.alternatives.extend(objs)
-        if start > own[0] and lead not in ("unless", "except"):
+        if start > own[0] and lead not in lexicon.clause_words["exception_openers"]:
             # a condition after the clause ("… over `X` when tests need …") narrows the rule too
             for qualifier in _split_clause(part, lexicon, False).qualifiers:
                 if qualifier and qualifier[0].norm in lexicon.clause_words["conditions"]:
