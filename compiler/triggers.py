@@ -252,10 +252,11 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
     if kinds:
         kind = kinds[0][0]
-        texts = [t for k, o in kinds if k == kind and len(o.text) > 1 for t in (_scripts(o, lex) if k == "command" else [o.text])]
+        named = [o for k, o in kinds if k == kind and len(o.text) > 1]
+        texts = [t for o in named for t in (_scripts(o, lex) if kind == "command" else [o.text])]
         trigger = _build(kind, texts, clause, lex) if texts else None
         if trigger and kind == "command":  # a script's name, not each runner's spelling of it, names the rule
-            trigger.summary = _slug_words([o.text for k, o in kinds if k == kind and len(o.text) > 1])
+            trigger.summary = _slug_words([o.text for o in named])
         if trigger:
             trigger.suggestion = _suggestion(clause)
             if clause.file_scope and kind in ("path", "content"):
