@@ -46,6 +46,7 @@ class Lexicon:
     exception_scopes: tuple[dict, ...]
     not_identifiers: frozenset[str]
     events: tuple[dict, ...]
+    required: tuple[dict, ...]
     token_languages: tuple[tuple[re.Pattern, tuple[str, ...]], ...]
     clause_words: dict[str, frozenset[str]]
     qualifiers: dict
@@ -132,6 +133,7 @@ def load_lexicon() -> Lexicon:
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
         not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
         events=tuple(map(_entry, data["events"])),
+        required=tuple({**_entry(e), "words": re.compile(e["words"]), "code": re.compile(e["code"])} for e in data["required"]),
         token_languages=tuple((re.compile(e["when"]), tuple(e["globs"])) for e in data["token_languages"]),
         clause_words={k: frozenset(v) for k, v in data["clause_words"].items()},
         qualifiers={
@@ -231,7 +233,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
         # a positive rule needs an observable inverse
-        return _required_form(clause, lex) or _family_trigger(clause, lex) or _prose_trigger(clause, lex, polarity)
+        return (_required_form(clause, lex) or _required_prose(clause, lex) or _family_trigger(clause, lex)
+                or _prose_trigger(clause, lex, polarity))
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
@@ -290,6 +293,23 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
                 return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), [pattern], keywords=_keywords([program], lex.versioned),
                                summary=f"{program} without required flags", suggestion=f"Run `{obj.text}`.", interpreted=True)
     return None
+
+
+def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
+    """"Always commit with `-s`": a lexicon `required` entry's command without what the clause requires."""
+    if clause.marker.marker_class != "block-positive":
+        return None
+    text = " ".join([clause.scope_text, *clause.qualifiers]).replace("`", "")  # "All commits MUST use `-s`"
+    codes = [o.text for o in clause.objects if o.kind == ClauseObjectKind.CODE]
+    entry = next((e for e in lex.required if e["when_re"].search(text)
+                  and (e["words"].search(text) or any(e["code"].search(c) for c in codes))), None)
+    if entry is None:
+        return None
+    # "all commits", "DCO sign-off": what the entry reads, not a narrowing ("on the release branch" still is)
+    clause.qualifiers = [q for q in clause.qualifiers if not (entry["when_re"].search(q) or entry["words"].search(q))]
+    patterns = [Pattern(field="command", regex=entry["regex"], flags="")]
+    return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), patterns, keywords=list(entry["keywords"]),
+                   summary=entry["summary"], suggestion=entry["suggestion"], interpreted=True)
 
 
 def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:

@@ -142,6 +142,12 @@ RULES = [
     # the family member the sentence rejects, not the whole family
     ("Always use pnpm, not npm.", "command", bash("npm install", "cd web && npm run build"), bash("pnpm install", "yarn install")),
     ("Always use pnpm.", "command", bash("npm install", "yarn install", "bun install"), bash("pnpm install")),
+    # a required sign-off: every commit without it, and no spelling of it
+    *((sentence, "required-form",
+       bash("git commit -m 'fix: x'", "git -C repo commit -am 'x'", "git add . && git commit -m x", "git commit -S -m x"),
+       bash("git commit -s -m 'fix: x'", "git commit -sm 'x'", "git commit --signoff -m x", "git commit -a -s", "git status"))
+      for sentence in ("Always commit with `-s`:", "DCO sign-off: All commits MUST use the `-s` flag (otherwise CI will reject them).",
+                       "Always sign off your commits.", "Always use `git commit -s` when committing.")),
 ]
 
 
@@ -167,6 +173,7 @@ PASS2 = [
     # a `raise ValueError` pattern would be the rule, but the repository's own commits raise them
     # (benchmarks/false_alarms.py: 2 of its 365 ordinary calls): left to the gate that reads the sentence
     ("Never use generic `ValueError` or bare `Exception` for raising errors.", "for raising errors"),
+    ("Always sign off commits on the release branch.", "on the release branch"),  # the branch is not in the command
 ]
 
 
@@ -220,8 +227,8 @@ def test_prefer_a_family_member_warns_on_the_others():
 
 
 def _entry_regexes():
-    """Every regex a prose entry can emit, {NAMES} filled with every name its `names` reads."""
-    for entry in load_lexicon().prose:
+    """Every regex a prose or required entry can emit, {NAMES} filled with every name its `names` reads."""
+    for entry in load_lexicon().prose + load_lexicon().required:
         names = re.search(r"\(([\w|]+)\)", entry.get("names", ""))
         for regex in filter(None, [entry.get("regex"), entry.get("spares", {}).get("regex")]):
             yield entry["id"], regex.replace("{NAMES}", names.group(1) if names else ""), entry.get("flags", "")
@@ -336,3 +343,9 @@ def test_never_remove_a_call_never_stops_writing_it():
     imp = _only(sentence)
     assert imp.admission.decision == "demoted" and imp.admission.gate == "kind", imp.admission
     assert not _acts(sentence, "Write", {"file_path": "cli/main.js", "content": "console.log(result)"})
+
+
+def test_a_gpg_signature_is_not_a_sign_off():
+    """`-S` signs a commit with GPG; only `-s` adds the Signed-off-by line the entry requires."""
+    imp = _only("Commits must be signed (`-S`).")
+    assert imp.trigger is None or imp.trigger.label != "required-form"
