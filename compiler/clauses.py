@@ -488,6 +488,9 @@ def _read_subject(clause: Clause, tokens, lexicon) -> None:
 def _read_qualifier(clause: Clause, tokens, lexicon) -> None:
     """A qualifier narrows the rule: files it names become file scope, harmless ones
     ("on the host", "in a PR") go, and any other is kept for admission to judge."""
+    tokens = list(tokens)
+    while tokens and tokens[-1].type == "WORD" and tokens[-1].norm in lexicon.clause_words["connectors"]:
+        tokens.pop()  # "in the lockfile and ALWAYS use …": the "and" joins the next clause
     text = _qualifier_text(tokens)
     if not text:
         return

@@ -33,6 +33,7 @@ class Lexicon:
     edit_verbs: frozenset[str]
     content_verbs: frozenset[str]
     unobservable_verbs: frozenset[str]
+    remove_verbs: frozenset[str]
     mock_verbs: frozenset[str]
     script_runners: tuple[str, ...]
     script_names: frozenset[str]
@@ -120,13 +121,14 @@ def load_lexicon() -> Lexicon:
         edit_verbs=verbs["edit"],
         content_verbs=verbs["content"],
         unobservable_verbs=verbs["unobservable"],
+        remove_verbs=verbs["remove"],
         mock_verbs=verbs["mock"],
         script_runners=tuple(data["script_runners"]),
         script_names=frozenset(data["script_names"]),
         programs=frozenset(data["programs"]),
         identifiers=dict(data["identifiers"]),
         prose=prose,
-        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"],
+        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"] | verbs["remove"],
         versioned=frozenset(data["versioned"]),
         families=tuple(tuple(f) for f in data["families"]),
         placeholders=frozenset(data["placeholders"]),
@@ -240,8 +242,11 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return None  # "do not post `@claude review`": a message, not a file's content
     if verb in ("commit", "commits", "committing") and objects and all(_committable(o.text) for o in objects):
         return _commit_trigger([o.text for o in objects], lex)
-    if verb in ("import", "imports", "importing") and objects and _IMPORT_FROM.search(clause.scope_text):
-        # "import `X` from Y" forbids that import only; "from a barrel file" names no module a pattern can see
+    if objects and (verb in ("import", "imports", "importing") and _IMPORT_FROM.search(clause.scope_text)
+                    or verb in ("use", "using") and _USE_FROM.search(clause.scope_text)
+                    and all(_object_kind(o, verb, lex) == "content" for o in objects)):
+        # "import `X` from Y" forbids that import only; "from a barrel file" names no module. "use `expect` from
+        # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         module = _import_source(clause, objects, lex)
         names = [o.text for o in objects if o.text != module]
         return _import_trigger(names, module, lex) if module and names else None
@@ -253,6 +258,10 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         kinds = [(k, o) for k, o in kinds if k != "command"]
     if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex, polarity)):
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
+    paths = [o.text for k, o in kinds if k == "path"]
+    if verb in lex.remove_verbs and paths and kinds[0][0] == "path" and all(map(_surely_a_path, paths)):
+        # a glob names no single argument a command shows: the LLM gate judges it
+        return None if any(re.search(r"[\s*?\[{]", p) for p in paths) else _remove_trigger(paths, lex)
     if kinds:
         kind = kinds[0][0]
         named = [o for k, o in kinds if k == kind and len(o.text) > 1]
@@ -386,11 +395,16 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
 
 
-def _committable(text: str) -> bool:
-    """A name a commit can carry: surely a file path (not `console.log`, not `it.only`), and no glob."""
+def _surely_a_path(text: str) -> bool:
+    """A file or folder name (or a glob), not a shape: `docs/images/`, not `console.log` or `theme.extend.colors`."""
     from .admission import surely_a_path  # (admission reads the lexicon: imported here, not at load)
 
-    return surely_a_path(text) and not re.search(r"[\s*?\[{]", text)
+    return surely_a_path(text)
+
+
+def _committable(text: str) -> bool:
+    """A name a commit can carry: surely a file path (not `console.log`, not `it.only`), and no glob."""
+    return _surely_a_path(text) and not re.search(r"[\s*?\[{]", text)
 
 
 def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
@@ -403,7 +417,20 @@ def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
                    keywords=["git"], summary="commit " + _slug_words(paths), values=paths)
 
 
+def _remove_trigger(paths: list[str], lex: Lexicon) -> Trigger:
+    """"Do not delete or rename files under `docs/images/`": a command that deletes it (`rm`, `git rm`) or moves it
+    away (`mv`, `git mv` with it as the source), not an edit of a file there and not a move into the folder."""
+    names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")) for p in paths]) + r"(?![\w.-])"
+    deleted = r"(?:{git}\s+rm|{cmd}(?:rm|unlink|rmdir|trash))\b[^;&|\n]*[\s\"'/]" + names
+    # a source of `mv` is any argument but the last, so the path must have another argument after it
+    moved = r"(?:{git}\s+mv|{cmd}mv)\b[^;&|\n]*[\s\"'/]" + names + r"[^\s;&|]*\s+[^\s;&|]"
+    regex = lexicon_regex(f"{deleted}|{moved}")
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
+                   summary="delete " + _slug_words(paths), values=paths)
+
+
 _IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./-]*)`?")
+_USE_FROM = re.compile(r"\bfrom\s+`?[@\w][\w@./-]*`?$")
 
 
 def _import_source(clause: Clause, objects, lex: Lexicon) -> str:
@@ -452,7 +479,8 @@ def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:
 
 
 def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> Trigger | None:
-    """The first prose entry the clause matches. A positive clause recommends what it names, so only its
+    """The first prose entry the clause matches, joined by the entries of the operations it coordinates with
+    ("Never amend commits or force push": both). A positive clause recommends what it names, so only its
     rejected side can give the trigger ("push to `origin`, not to `upstream`": a push to upstream; "prefer
     GORM over raw SQL": raw SQL): an entry's names must stand there, or, without names, its whole match."""
     positive = polarity == "positive"
@@ -462,43 +490,78 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     scope_text, rejected = clause.scope_text.replace("`", ""), clause.rejected.replace("`", "")
     text = f"{scope_text} {rejected}" if positive else scope_text
     named_in = rejected if positive else scope_text
+    found: list[tuple[dict, re.Match]] = []
     for entry in lex.prose:
         matched = entry["when_re"].search(text)
         if not matched:
             continue
         if positive and not (re.search(entry["names"], named_in) if "names" in entry else entry["when_re"].search(named_in)):
             continue  # the entry matched the side the sentence asks for
-        # "in release mode", "in a single command": what the entry matched, not a narrowing
-        clause.qualifiers = [q for q in clause.qualifiers if q not in matched.group(0)]
-        if "command" in entry:  # built like a code span, so §10 can compare it
-            trigger = _command_trigger([entry["command"]], clause, lex)
-            trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)
-            return trigger
-        _read_entry_qualifiers(clause, entry)
-        tool = entry["tool"]
-        fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
-        regex = entry["regex"]
-        spared = [o.text for o in clause.alternatives + clause.exceptions]
-        if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
-            regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
-        summary = entry["summary"]
-        if "names" in entry:  # the regex, and the summary the id comes from, name only what the sentence names
-            named = sorted(set(re.findall(entry["names"], named_in)))
-            regex = regex.replace("{NAMES}", "|".join(named))
-            summary = summary.replace("{NAMES}", " ".join(named))
-        patterns = [Pattern(field=f, regex=regex, flags=entry.get("flags", "")) for f in fields]
-        return Trigger(
-            kind=TriggerKind.PROSE,
-            lexicon=entry["id"],
-            tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
-            patterns=patterns,
-            keywords=list(entry.get("keywords", [])),
-            summary=summary,
-            interpreted=True,
-            suggestion=_suggestion(clause),
-            file_scope=_prose_scope(entry, clause) if tool == "content" else "",
-        )
-    return None
+        if not found:
+            found.append((entry, matched))
+            if "command" in entry:
+                break
+        elif "command" not in entry and entry["tool"] == found[0][0].get("tool") == "shell" \
+                and all(_coordinated(text, m, matched) for _, m in found) \
+                and not ("narrowed_by" in entry and re.search(entry["narrowed_by"], scope_text)):
+            # (a joined operation the words narrow, "amend pushed commits", is left to the gate that reads them)
+            found.append((entry, matched))
+    if not found:
+        return None
+    entry, matched = found[0]
+    # "in release mode", "in a single command": what the entry matched, not a narrowing
+    clause.qualifiers = [q for q in clause.qualifiers if not any(q in m.group(0) for _, m in found)]
+    if "command" in entry:  # built like a code span, so §10 can compare it
+        trigger = _command_trigger([entry["command"]], clause, lex)
+        trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)
+        return trigger
+    built = [_entry_trigger(e, clause, lex, named_in) for e, _ in found]
+    trigger = built[0]
+    if len(built) > 1:
+        trigger.patterns = [Pattern(field="command", regex=any_of([t.patterns[0].regex for t in built]), flags="")]
+        trigger.keywords = sorted({k for t in built for k in t.keywords}) if all(t.keywords for t in built) else []
+        trigger.summary = " or ".join(t.summary for t in built)
+    return trigger
+
+
+_COORDINATED = re.compile(r"^(?:(?!\b(?:instead|rather|but|then|unless|except|before|after|until|use|prefer)\b)[^;.:])*"
+                          r"(?:\bor\b|\band\b|\bnor\b|,)(?:(?!\b(?:instead|rather|but|then|unless|except|before|after|until|use|prefer)\b)[^;.:])*$")
+
+
+def _coordinated(text: str, one: re.Match, other: re.Match) -> bool:
+    """Two entries' matches name two operations the rule word governs alike: apart, and joined by "or", "and"
+    or a comma ("amend commits or force push"), not by "instead" or a time ("force push, then amend")."""
+    first, second = sorted((one, other), key=lambda m: m.start())
+    return first.end() <= second.start() and bool(_COORDINATED.match(text[first.end():second.start()]))
+
+
+def _entry_trigger(entry: dict, clause: Clause, lex: Lexicon, named_in: str) -> Trigger:
+    """The trigger of one regex prose entry: its qualifiers read, its spared form when the sentence spares it, and
+    only the names the sentence names."""
+    _read_entry_qualifiers(clause, entry)
+    tool = entry["tool"]
+    fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
+    regex = entry["regex"]
+    spared = [o.text for o in clause.alternatives + clause.exceptions]
+    if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
+        regex = entry["spares"]["regex"]  # "never force push; use `--force-with-lease`": the named form stays allowed
+    summary = entry["summary"]
+    if "names" in entry:  # the regex, and the summary the id comes from, name only what the sentence names
+        named = sorted(set(re.findall(entry["names"], named_in)))
+        regex = regex.replace("{NAMES}", "|".join(named))
+        summary = summary.replace("{NAMES}", " ".join(named))
+    patterns = [Pattern(field=f, regex=regex, flags=entry.get("flags", "")) for f in fields]
+    return Trigger(
+        kind=TriggerKind.PROSE,
+        lexicon=entry["id"],
+        tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
+        patterns=patterns,
+        keywords=list(entry.get("keywords", [])),
+        summary=summary,
+        interpreted=True,
+        suggestion=_suggestion(clause),
+        file_scope=_prose_scope(entry, clause) if tool == "content" else "",
+    )
 
 
 def _prose_scope(entry: dict, clause: Clause) -> str:

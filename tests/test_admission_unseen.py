@@ -475,3 +475,28 @@ def test_a_tests_scope_comes_from_a_heading_about_tests_alone():
 ])
 def test_immich_and_zed_lines_give_no_hook_rule(line):
     assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())]))["rules"] == []
+
+
+# Findings of the blind held-out set 10 (files 081-090, measured blind: precision 3/7, three of the four wrong
+# rules right but for their action).
+
+@pytest.mark.parametrize("line", [
+    "3. Do not delete or rename files under `docs/images/` as frozen snapshots may reference them.",  # crewAI
+    "- Never remove `docs/images/`.",
+])
+def test_deleting_or_renaming_a_path_is_the_command_that_does_it_not_an_edit_there(line):
+    imp, evaluator = _compiled(line)
+    assert imp.admission.decision == "admitted" and imp.trigger.kind == "command"
+    for command in ("rm docs/images/crew-diagram.png", "git rm docs/images/old-logo.svg", "rm -rf ./docs/images",
+                    "git mv docs/images/flows.png docs/images/flows-v2.png", "mv docs/images/a.png /tmp/"):
+        assert _decide(evaluator, "Bash", {"command": command}) != "allow", command
+    for command in ("cp ~/Downloads/new.png docs/images/new.png", "mv ~/x.png docs/images/x.png", "ls docs/images",
+                    "rm docs/edge/en/tmp.mdx", "rm mydocs/images/x", "git commit -m 'rm docs/images/x'"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # adding or editing an image there is ordinary work
+    assert _decide(evaluator, "Write", {"file_path": "docs/images/new.png", "content": "x"}) == "allow"
+
+
+def test_deleting_what_a_glob_names_is_left_to_the_gate_that_reads_the_sentence():
+    imp, _ = _compiled("- Never delete files under `docs/v*/`.")
+    assert imp.trigger is None and imp.admission.decision != "admitted"

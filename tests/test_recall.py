@@ -142,6 +142,20 @@ RULES = [
     # the family member the sentence rejects, not the whole family
     ("Always use pnpm, not npm.", "command", bash("npm install", "cd web && npm run build"), bash("pnpm install", "yarn install")),
     ("Always use pnpm.", "command", bash("npm install", "yarn install", "bun install"), bash("pnpm install")),
+    # two operations the rule word governs alike are both the rule; one the words narrow is left out
+    ("**Never amend commits or force push.**", "prose:force-push",
+     bash("git commit --amend --no-edit", "git push --force origin feat", "git push -f"),
+     bash("git commit -m x", "git push origin feat")),
+    ("Never force push; amend your commit instead.", "prose:force-push", bash("git push --force"), bash("git commit --amend")),
+    ("Never force push to main or amend pushed commits.", "prose:force-push-branch",
+     bash("git push --force origin main"), bash("git commit --amend", "git push --force origin feat")),
+    # "use `X` from Y" is that import
+    ("Do not use `expect` from Vitest; use `assert` from `@effect/vitest`.", "content",
+     write(("src/a.test.ts", 'import { expect, it } from "vitest"\n')),
+     write(("src/a.test.ts", 'import { assert, it } from "@effect/vitest"\n'), ("src/b.test.ts", "expect(x).toBe(1)\n"))),
+    # "in the lockfile" is where every update lands; the "and" before the next clause is not a qualifier
+    ("NEVER update all dependencies in the lockfile and ALWAYS use `cargo update --precise` to make lockfile changes",
+     "prose:update-every-dependency", bash("cargo update"), bash("cargo update --precise 1.2.3 -p serde", "cargo build")),
     # a required sign-off: every commit without it, and no spelling of it
     *((sentence, "required-form",
        bash("git commit -m 'fix: x'", "git -C repo commit -am 'x'", "git add . && git commit -m x", "git commit -S -m x"),
