@@ -292,7 +292,7 @@ def _breadth(imp, source, data: _Data):
     kind = tool_kind(imp.rule_trigger)
     rate = measure(imp)
     if rate.share > data.thresholds[kind] and rate.fired >= data.min_fired:
-        return (f"it {rate_words(rate, kind)}, above the {data.thresholds[kind]:.0%} "
+        return (f"it {rate_words(rate, kind)}, above the {data.thresholds[kind] * 100:g}% "
                 f"a deterministic rule may interrupt"), _rate_record(rate)
     common = [v for v in imp.rule_trigger.values if v in data.common_words] if kind == "content" else []
     if common:
