@@ -135,7 +135,8 @@ def load_lexicon() -> Lexicon:
         exception_scopes=tuple({**e, "when_re": re.compile(e["when"])} for e in data["exception_scopes"]),
         not_identifiers=frozenset(str(w) for w in data["not_identifiers"]),
         events=tuple(map(_entry, data["events"])),
-        required=tuple({**_entry(e), "words": re.compile(e["words"]), "code": re.compile(e["code"])} for e in data["required"]),
+        required=tuple({**_entry(e), "words": re.compile(e["words"]), "code": re.compile(e.get("code", "(?!)"))}
+                       for e in data["required"]),
         token_languages=tuple((re.compile(e["when"]), tuple(e["globs"])) for e in data["token_languages"]),
         clause_words={k: frozenset(v) for k, v in data["clause_words"].items()},
         qualifiers={
@@ -316,6 +317,10 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
         return None
     # "all commits", "DCO sign-off": what the entry reads, not a narrowing ("on the release branch" still is)
     clause.qualifiers = [q for q in clause.qualifiers if not (entry["when_re"].search(q) or entry["words"].search(q))]
+    if entry["tool"] == "content":  # a file written without it
+        patterns = [Pattern(field=f, regex=entry["regex"], flags="") for f in lex.tools["content_fields"]]
+        return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=entry["summary"],
+                       suggestion=entry["suggestion"], interpreted=True, file_scope=scope_regex(list(entry["globs"])))
     patterns = [Pattern(field="command", regex=entry["regex"], flags="")]
     return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), patterns, keywords=list(entry["keywords"]),
                    summary=entry["summary"], suggestion=entry["suggestion"], interpreted=True)

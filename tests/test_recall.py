@@ -363,3 +363,16 @@ def test_a_gpg_signature_is_not_a_sign_off():
     """`-S` signs a commit with GPG; only `-s` adds the Signed-off-by line the entry requires."""
     imp = _only("Commits must be signed (`-S`).")
     assert imp.trigger is None or imp.trigger.label != "required-form"
+
+
+def test_pinned_actions_are_read_and_left_to_the_gate_that_weighs_ordinary_workflows():
+    """"GitHub Actions must stay pinned to commit SHAs": a workflow's `uses:` with a tag. Ordinary workflows
+    elsewhere use tags (1.9% of the sample's edits), above the 1.5% a content rule may interrupt: Pass 2."""
+    imp = _only("GitHub Actions must stay pinned to commit SHAs, not tags.")
+    assert imp.trigger.summary == "action not pinned to a commit SHA"
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "breadth") and "above the 1.5%" in imp.admission.reason
+    regex = re.compile(imp.trigger.patterns[0].regex)
+    assert all(regex.search(line) for line in ("  - uses: actions/checkout@v4", "uses: 'pnpm/action-setup@v4.1.0'"))
+    assert not any(regex.search(line) for line in ("  - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4",
+                                                    "  - uses: ./.github/actions/setup", "  - run: pnpm test"))
+    assert re.search(imp.trigger.file_scope, ".github/workflows/ci.yml") and not re.search(imp.trigger.file_scope, "src/app.ts")
