@@ -27,13 +27,14 @@ from typing import NamedTuple
 import yaml
 
 from ..grammar import read as read_grammar
+from .admission import surely_a_path
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder
 from .regexes import glob_to_regex
 from .sources import Source, load_conventions
-from .triggers import infer_sequence, infer_trigger, load_lexicon, omp_trigger
+from .triggers import infer_sequence, infer_trigger, load_lexicon, object_kind, omp_trigger
 
 _PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
 _BAD_EXAMPLE = re.compile(
@@ -371,8 +372,31 @@ def _reading(source: Source, unit: Unit) -> Reading:
         reading.skipped = Skipped(source.group_id, source.file, lines, quote, governing.text,
                                   "skip-no-imperative", "a question, not an instruction")
         return reading
+    if span.block.kind == "item":
+        _read_item_subject(clause, span.text)
     reading.clause = clause
     return reading
+
+
+# "- `manpages/`: Generated files." / "- **`_generated/`** — …": the path a list item's line opens with
+_ITEM_SUBJECT = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\**`([^`\s]+)`\**\s*(?:—|–|-|:)")
+
+
+def _read_item_subject(clause: Clause, item: str) -> None:
+    """"- `manpages/`: Generated files. Don't edit directly, regenerate with `x`": an edit verb followed by nothing,
+    or by words for the thing spoken of ("directly", "this package", "these"), and naming nothing an edit acts on
+    (a command is not), acts on the path the item opens with."""
+    lexicon = load_lexicon()
+    subject = _ITEM_SUBJECT.match(item)
+    verb = clause.verb
+    if subject is None or verb not in lexicon.edit_verbs or not surely_a_path(subject.group(1)) \
+            or "/" not in subject.group(1).strip("/") and not re.search(r"\.\w+$", subject.group(1)) \
+            or any(object_kind(o, verb, lexicon) != "command" for o in clause.objects):
+        return  # (a layout's bare folder, `completions/`, is the root's, and a rule on it would match every nested one)
+    words = clause.scope_text.split()
+    after = words[words.index(verb) + 1 :] if verb in words else [""]
+    if not after or after[0] in lexicon.clause_words["self_references"]:
+        clause.objects = [ClauseObject(ClauseObjectKind.PATH, subject.group(1))]
 
 
 def skipped(readings: list[Reading]) -> list[Skipped]:

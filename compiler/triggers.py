@@ -176,7 +176,8 @@ class Trigger:
                              tuple(self.keywords), self.summary, self.suggestion, self.interpreted, self.file_scope)
 
 
-def _object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
+def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
+    """What a named object is to its verb: a command, a path, file content or an MCP tool."""
     text = obj.text
     first = text.removeprefix("$ ").split()[0] if text.split() else ""
     if obj.kind == ClauseObjectKind.WORD:
@@ -245,7 +246,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return _commit_trigger([o.text for o in objects], lex)
     if objects and (verb in ("import", "imports", "importing") and _IMPORT_FROM.search(clause.scope_text)
                     or verb in ("use", "using") and _USE_FROM.search(clause.scope_text)
-                    and all(_object_kind(o, verb, lex) == "content" for o in objects)):
+                    and all(object_kind(o, verb, lex) == "content" for o in objects)):
         # "import `X` from Y" forbids that import only; "from a barrel file" names no module. "use `expect` from
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         module = _import_source(clause, objects, lex)
@@ -253,7 +254,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return _import_trigger(names, module, lex) if module and names else None
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
-    kinds = [(_object_kind(o, verb, lex), o) for o in objects]
+    kinds = [(object_kind(o, verb, lex), o) for o in objects]
     if verb in lex.edit_verbs - lex.run_verbs - lex.content_verbs:
         # "Don't edit directly, regenerate with `./bin/brew …`": a command is not what an edit acts on
         kinds = [(k, o) for k, o in kinds if k != "command"]
@@ -295,7 +296,7 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
     if clause.marker.marker_class != "block-positive" or " with " not in f" {clause.scope_text} ":
         return None
     for obj in clause.objects:
-        if obj.kind == ClauseObjectKind.CODE and _object_kind(obj, clause.verb, lex) == "command":
+        if obj.kind == ClauseObjectKind.CODE and object_kind(obj, clause.verb, lex) == "command":
             regex = missing_flags_regex(obj.text)
             if regex:
                 program = obj.text.split()[0].rsplit("/", 1)[-1]
@@ -595,7 +596,7 @@ def infer_sequence(clause: Clause, lex: Lexicon | None = None) -> SequenceRecord
     """
     lex = lex or load_lexicon()
     event = next((e for e in lex.events if e["when_re"].search(clause.sequence)), None)
-    requires = [o.text for o in clause.objects if _object_kind(o, clause.verb, lex) == "command"]
+    requires = [o.text for o in clause.objects if object_kind(o, clause.verb, lex) == "command"]
     if event is None or not requires:
         return None
     return SequenceRecord(event["name"], event["regex"], tuple(requires))
