@@ -127,7 +127,7 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         if not tokens:
             continue
         program = tokens[0]
-        parts = [js_escape(program) + ("[0-9.]*" if program in versioned else "")]
+        parts = [_program(program) + ("[0-9.]*" if program in versioned else "")]
         for n, token in enumerate(tokens[1:]):
             if _PLACEHOLDER.match(token):
                 parts.append(r"\S+")
@@ -144,6 +144,16 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)
+
+
+def _program(program: str) -> str:
+    """A program's regex: `./bin/release` is also `bin/release` (COMMAND_START takes any folders before it), and
+    `./node_modules/.bin/*` is any program in that folder."""
+    if "/" in program:
+        program = program.removeprefix("./")
+    if program.endswith("/*"):
+        return js_escape(program[:-1]) + r"[^\s;&|/]+"
+    return js_escape(program)
 
 
 def lexicon_regex(regex: str) -> str:

@@ -186,6 +186,9 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
         return "mcp"
     if text.endswith("/") and " " not in text:  # a folder: only paths end in /
         return "path"
+    if verb in lex.run_verbs - lex.content_verbs and (obj.kind == ClauseObjectKind.PATH or _PATHLIKE.search(text)) \
+            and " " not in text and not re.search(r"[*?\[{]", text.removesuffix("/*")):
+        return "command"  # "Never run `scripts/deploy.sh`", "… through `./node_modules/.bin/*`": the program run
     if obj.kind == ClauseObjectKind.PATH:
         return "content" if verb in lex.content_verbs - lex.edit_verbs else "path"
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:

@@ -156,6 +156,12 @@ RULES = [
     # "in the lockfile" is where every update lands; the "and" before the next clause is not a qualifier
     ("NEVER update all dependencies in the lockfile and ALWAYS use `cargo update --precise` to make lockfile changes",
      "prose:update-every-dependency", bash("cargo update"), bash("cargo update --precise 1.2.3 -p serde", "cargo build")),
+    # a file run as a program is that program, at a command position; `dir/*` is any program in the folder
+    ("Never invoke Node-installed binaries through `./node_modules/.bin/*`.", "command",
+     bash("./node_modules/.bin/eslint .", "cd web && node_modules/.bin/tsc -p ."),
+     bash("pnpm exec eslint .", "ls ./node_modules/.bin/", "npx eslint .")),
+    ("Do not execute `./bin/release`.", "command", bash("./bin/release --dry", "bin/release"),
+     bash("./bin/release-notes", "cat bin/release", "vim bin/release")),
     # a required sign-off: every commit without it, and no spelling of it
     *((sentence, "required-form",
        bash("git commit -m 'fix: x'", "git -C repo commit -am 'x'", "git add . && git commit -m x", "git commit -S -m x"),
@@ -376,3 +382,10 @@ def test_pinned_actions_are_read_and_left_to_the_gate_that_weighs_ordinary_workf
     assert not any(regex.search(line) for line in ("  - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4",
                                                     "  - uses: ./.github/actions/setup", "  - run: pnpm test"))
     assert re.search(imp.trigger.file_scope, ".github/workflows/ci.yml") and not re.search(imp.trigger.file_scope, "src/app.ts")
+
+
+def test_running_a_glob_of_files_names_no_program():
+    """"Don't run `*.test.ts` files directly": the files are arguments of some runner, not a program at a command
+    position, so the path reading stays and the kind gate sends it to Pass 2."""
+    imp = _only("Don't run `*.test.ts` files directly.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")
