@@ -518,6 +518,34 @@ def _narrow(clause: Clause, text: str, scope: list[str] | None) -> None:
         clause.file_scope.extend(g for g in scope if g not in clause.file_scope)
 
 
+def _passive_verb(own: tuple[InlineToken, ...], lexicon) -> str:
+    """The verb of a governed clause that is a passive and nothing else ("must not be used", "… by hand"), or ""."""
+    words = [t.norm for t in own if t.type == "WORD"]
+    participles = dict(p.split(":") for p in lexicon.clause_words["passives"])
+    be = next((k for k, w in enumerate(words) if w == "be"), -1)
+    if be < 0 or be + 2 > len(words) or any(t.type in ("CODE", "PATH") for t in own) \
+            or any(w not in lexicon.clause_words["self_references"] for w in words[be + 2 :]):
+        return ""  # ("must never be edited by hand" is one; "must not be used for X" is not)
+    return participles.get(words[be + 1], "")
+
+
+def _passive_subject(part: tuple[InlineToken, ...], lexicon) -> list[ClauseObject]:
+    """The objects a passive forbids: those right before its relative pronoun ("This replaces `AppContext` which …
+    should NEVER be used"), else the subject's own when it has no verb of its own ("The old types `X` and `Y`")."""
+    pronouns = [k for k, t in enumerate(part) if t.type == "WORD" and t.norm in load_ladder().relative_pronouns]
+    if pronouns:
+        run: list[InlineToken] = []
+        for t in reversed(part[: pronouns[-1]]):
+            if t.type in ("CODE", "PATH"):
+                run.insert(0, t)
+            elif not (t in (",",) or t.type == "WORD" and t.norm in ("and", "or")):
+                break
+        return _objects(tuple(run), lexicon)
+    if any(t.type == "WORD" and (t.norm in lexicon.verbs or t.norm in lexicon.clause_words["subject_verbs"]) for t in part):
+        return []
+    return _objects(part, lexicon)
+
+
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
     """Read the clause governed by `governing` and the shapes around it."""
     clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
@@ -539,6 +567,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
     polarity = load_ladder().classes[governing.marker_class].polarity
+    passive = _passive_verb(tokens[own[0] : own[1]], lexicon) if polarity == "negative" else ""
+    subject: list[ClauseObject] = []
     # a later clause with its own prohibition ("…; avoid `b`") forbids its objects too, never recommends them
     coordinated = {m.index for m in markers if m.index > own[0] and (
         m.marker_class == governing.marker_class or polarity == "negative" == load_ladder().classes[m.marker_class].polarity)}
@@ -586,6 +616,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             _read_qualifier(clause, part[:comma], lexicon)
             if end == own[0] and comma < len(part):  # "In Python, I want you to …": the subject after the comma
                 _read_subject(clause, part[comma + 1 :], lexicon)
+        elif end == own[0] and passive and objs:
+            # "The old types `WindowContext` and `ViewContext<T>` should NEVER be used": what the passive forbids
+            subject = _passive_subject(part, lexicon)
         elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";"):
             # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
             _read_subject(clause, part, lexicon)
@@ -607,6 +640,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             for qualifier in _split_clause(part, lexicon, False).qualifiers:
                 if qualifier and qualifier[0].norm in lexicon.clause_words["conditions"]:
                     _read_qualifier(clause, qualifier, lexicon)
+    if subject:
+        clause.verb, clause.objects = passive, subject
+        clause.scope_text = f"{' '.join(o.text.lower() for o in subject)} {clause.scope_text}"
     words = [t.norm for t in tokens[own[0] : own[1]] if t.type == "WORD"]
     for i, w in enumerate(words):
         if w in _SEQUENCE_WORDS and polarity == "positive":

@@ -180,6 +180,7 @@ def missing_flags_regex(command: str) -> str | None:
     return COMMAND_START + rf"{program}(?![\w-])(?:{lacks})"
 
 
+_GENERIC = re.compile(r"^([A-Za-z_][\w:.]*)<[A-Z]\w{0,2}(?:,\s*[A-Z]\w{0,2})*>$")  # type parameters: `Model<T>`, `Map<K, V>`
 _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 
 
@@ -188,8 +189,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
 
     `Model.objects.create` (Model a placeholder) -> `\\b\\w+\\.objects\\.create\\b`;
     `datetime.now()` -> `\\bdatetime\\.now\\(` (any arguments); `verify.baseline*()` ->
-    `\\bverify\\.baseline\\w*\\(`; `<Text>` -> `<Text\\b`
-    (any attributes); quotes match either quote character.
+    `\\bverify\\.baseline\\w*\\(`; `<Text>` -> `<Text\\b` (any attributes); `Model<T>` -> `\\bModel<`
+    (any type parameters); quotes match either quote character.
     """
     alternatives = []
     for ident in identifiers:
@@ -198,6 +199,9 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
             continue
         if tag := _JSX_TAG.match(ident):
             alternatives.append("<" + js_escape(tag.group(1)) + r"\b")
+            continue
+        if generic := _GENERIC.match(ident):  # `ViewContext<T>`: the type with any parameters
+            alternatives.append(r"\b" + js_escape(generic.group(1)) + "<")
             continue
         call = ident.endswith("()")
         ident = ident.removesuffix("()")

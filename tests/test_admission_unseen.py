@@ -101,8 +101,6 @@ AUDITED = [
     # getsentry/sentry-javascript CLAUDE.md: a write containing `master` was blocked, `git merge` allowed (now read
     # as a place the merge goes into, so nothing is proposed: no-candidate)
     ("- Never merge directly into `master`.", ""),
-    # oven-sh/bun CLAUDE.md: writing the binary's path was blocked, running it allowed
-    ("- you never invoke `./build/debug/bun-debug`", "kind"),
     # home-assistant/core AGENTS.md: the literal words `conditions/branching` as a code pattern
     ("- Avoid using conditions/branching in tests.", "kind"),
     # JetBrains/kotlin .ai/guidelines.md: a tool name as file content, while calling the tool stayed allowed
@@ -114,6 +112,17 @@ def test_audited_wrong_rules_are_demoted_with_their_gate():
     for line, gate in AUDITED:
         imp, _ = _compiled(line)
         assert (imp.admission.decision, imp.admission.gate) == ("demoted" if gate else "no-candidate", gate), (line, imp.admission)
+
+
+def test_invoking_a_binary_is_running_it_not_writing_its_path():
+    # oven-sh/bun CLAUDE.md: the audit found a block on writing the binary's path while running it was allowed.
+    # A run verb now makes its path the program: running it directly blocks, writing the path does not. (The audit
+    # also read "— you never invoke X directly" as a description of `bun bd`; as a rule it forbids the direct run.)
+    imp, evaluator = _compiled("- you never invoke `./build/debug/bun-debug` directly")
+    assert imp.trigger.kind == "command"
+    assert _decide(evaluator, "Bash", {"command": "./build/debug/bun-debug foo.js"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "bun bd foo.js"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "build/debug/bun-debug", "content": "x"}) == "allow"
 
 
 def test_a_placeholder_is_not_a_secret_but_a_secret_is():
@@ -524,3 +533,31 @@ def test_an_edit_that_names_nothing_acts_on_the_path_its_list_item_opens_with():
 ])
 def test_a_list_item_subject_is_not_read_where_the_words_say_otherwise(item):
     assert _rules(item + "\n") == []
+
+
+@pytest.mark.parametrize("line, written, allowed", [
+    # zed-industries/zed (set 9): a passive's subject is what it forbids, the antecedent of "which" included
+    ("- This replaces `AppContext` which no longer exists and should NEVER be used.",
+     "fn f(cx: &mut AppContext) {}", "fn f(cx: &mut App) {}"),
+    ("- The old types `WindowContext` and `ViewContext<T>` should NEVER be used.",
+     "fn render(&mut self, cx: &mut ViewContext<Self>) {}", "fn render(&mut self, cx: &mut Context<Self>) {}"),
+    ("- `moment` must not be used.", "import moment from 'moment'", "import dayjs from 'dayjs'"),
+])
+def test_a_passive_forbids_its_subject(line, written, allowed):
+    imp, evaluator = _compiled(line)
+    assert imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Write", {"file_path": "src/a.rs", "content": written}) != "allow"
+    assert _decide(evaluator, "Write", {"file_path": "src/a.rs", "content": allowed}) == "allow"
+
+
+def test_a_passive_with_a_subject_of_its_own_forbids_only_the_antecedent_of_which():
+    (rule,) = _rules("- `HttpClient` replaces `LegacyClient`, which should never be used.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "LegacyClient()"}) == "ask"  # "should never": ask
+    assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "HttpClient()"}) == "allow"
+    assert _rules("- `HttpClient` replaces `LegacyClient` and should never be used.\n") == []  # whose passive: unclear
+
+
+def test_a_passive_edited_by_hand_is_an_edit_of_its_subject():
+    (rule,) = _rules("- `src/generated/` must never be edited by hand.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/generated/api.ts"}) == "block"
