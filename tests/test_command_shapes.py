@@ -388,6 +388,8 @@ PROSE_EXAMPLES = {
     "squash": ("Never squash commits.", "Bash", {"command": "git merge --squash feature"}, {"command": "git merge feature"}),
     "reset-hard": ("Never do a hard reset.", "Bash", {"command": "git reset --hard origin/main"}, {"command": "git reset --soft HEAD~1"}),
     "skip-hooks": ("Never skip the pre-commit hooks.", "Bash", {"command": "git commit -m wip --no-verify"}, {"command": "git commit -m wip"}),
+    "conventional-commit-prefix": ("Do not use conventional commit prefixes.", "Bash", {"command": 'git commit -m "fix: x"'},
+                                   {"command": 'git commit -m "reinstall: x"'}),
     "co-authored-by": ("Never add Co-Authored-By lines.", "Bash", {"command": 'git commit -m "fix\n\nCo-Authored-By: Bot <b@x>"'},
                        {"command": 'git commit -m "fix"'}),
     "publish-package": ("Never publish packages.", "Bash", {"command": "npm publish --access public"}, {"command": "npm pack"}),

@@ -168,6 +168,20 @@ RULES = [
        bash("git commit -s -m 'fix: x'", "git commit -sm 'x'", "git commit --signoff -m x", "git commit -a -s", "git status"))
       for sentence in ("Always commit with `-s`:", "DCO sign-off: All commits MUST use the `-s` flag (otherwise CI will reject them).",
                        "Always sign off your commits.", "Always use `git commit -s` when committing.")),
+    ("Always sign off your commits.", "required-form", bash("git commit -m x"),
+     bash('git commit -m "$(cat <<\'EOF\'\nfix: x\n\nSigned-off-by: A <a@b.c>\nEOF\n)"')),
+    # a conventional commit message: required (a -m message without a type), or forbidden (one with it)
+    *((sentence, "required-form",
+       bash('git commit -m "Add retry to provider fetch"', "git commit -am wip", 'git add . && git commit -m "Add x"'),
+       bash('git commit -m "fix: add retry"', 'git commit -m "feat(tui): add picker"', "git commit -m 'refactor!: drop x'",
+            'git commit -m "Fix: capital"', "git commit -F /tmp/msg.txt", "git commit --amend --no-edit",
+            'git commit -m "$(cat <<\'EOF\'\nfix: x\nEOF\n)"', 'git commit -m "fix: pass -m wip to x"'))
+      for sentence in ("ALWAYS use semantic commits", "Always write commit messages in the conventional commits format.")),
+    ("ALWAYS use semantic commits (`fix:`, `feat:`, `chore:`, `refactor:`, `docs:`, `sec:`, etc).", "required-form",
+     bash('git commit -m "Add retry"'), bash('git commit -m "sec: rotate keys"', 'git commit -m "fix: x"')),  # crush's own `sec:`
+    ("Do not use conventional commit prefixes such as `feat:`, `fix:`, `chore:`, `refactor:`, `perf:` or `style:`.",
+     "prose:conventional-commit-prefix", bash('git commit -m "fix: handle missing tap"', 'git commit -sm "feat: add --json"'),
+     bash('git commit -m "reinstall: handle missing tap"', "git commit -m 'Fix the typecheck'", "git log --oneline -5")),
 ]
 
 
@@ -389,3 +403,9 @@ def test_running_a_glob_of_files_names_no_program():
     position, so the path reading stays and the kind gate sends it to Pass 2."""
     imp = _only("Don't run `*.test.ts` files directly.")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")
+
+
+@pytest.mark.parametrize("sentence", ["PR titles must use conventional commits.", "Follow conventional commits for PR titles.",
+                                      "Always use conventional commits for branch names."])
+def test_conventional_commits_for_pr_titles_or_branches_is_no_commit_message_rule(sentence):
+    assert not guardrules.emit(_compiled(sentence))["rules"]
