@@ -299,8 +299,11 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
     for i, obj in enumerate(map(_object, tokens)):
         if obj is None:
             continue
-        if i + 1 < len(tokens) and tokens[i + 1].norm in lexicon.clause_words["git_names"]:
+        following = tokens[i + 1].norm if i + 1 < len(tokens) else ""
+        if following in lexicon.clause_words["git_names"]:
             continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
+        if following in lexicon.clause_words["construct_nouns"] and _PLAIN_NAME.match(obj.text):
+            continue  # "the `deprecated` directive": a form the sentence does not spell
         if _names_a_folder(tokens, i, lexicon.clause_words) and "/" not in obj.text.rstrip("/"):
             obj = ClauseObject(ClauseObjectKind.PATH, obj.text.rstrip("/") + "/")  # "`generated` subdirectories"
         if i in called and obj.kind == ClauseObjectKind.CODE and _PLAIN_NAME.match(obj.text):
@@ -311,6 +314,11 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
         else:
             found.append(obj)
     return found
+
+
+def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
+    """`.test` in a sentence about extensions is the glob `*.test`."""
+    return [ClauseObject(ClauseObjectKind.PATH, "*" + o.text) if re.match(r"^\.\w+$", o.text) else o for o in objects]
 
 
 def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
@@ -648,6 +656,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         if w in _SEQUENCE_WORDS and polarity == "positive":
             clause.sequence = " ".join(words[i:])
             break
+    if any(t.type == "WORD" and t.norm in lexicon.clause_words["extension_nouns"] for t in tokens):
+        # "Slow tests should use `.test_slow` extension instead of `.test`": the endings of file names
+        clause.objects, clause.instead_of = _as_extensions(clause.objects), _as_extensions(clause.instead_of)
     scoped = _only_when_editing(tokens)
     if scoped:
         clause.file_scope.extend(o.text for o in scoped if o.text not in clause.file_scope)

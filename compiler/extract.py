@@ -214,6 +214,12 @@ def _names_the_means(sentence: Sentence, governing: Marker) -> bool:
     return any(w == "by" and nxt.endswith("ing") for w, nxt in zip(words, words[1:])) and not openers & set(words)
 
 
+def _requires_its_list(sentence: Sentence, governing: Marker) -> bool:
+    """"NEVER return control to the user without ensuring:": what a prohibition's "without" introduces is
+    required, so the commands listed under such a lead line are to be run, not forbidden."""
+    return "without" in (t.norm for t in sentence.tokens[governing.index + 1 :] if t.type == "WORD")
+
+
 # -- Stage 1: blocks ---------------------------------------------------------------------------------
 
 
@@ -259,7 +265,9 @@ class _Walk:
                 headings.append(self._heading(block, headings))
                 lead = None
             elif block.kind == "code":
-                if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote):
+                # (a lead that names its own object, "… the `Signed-off-by` trailer - agents must not add it:", is
+                # followed by an example of it, not by a list of more things it forbids)
+                if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote) and "`" not in lead.quote:
                     self._fenced_list(block, lead, headings)
                 lead = None
             else:
@@ -327,8 +335,9 @@ class _Walk:
                 continue
             self.recent = (governing, span.block)
             role = "rule"
+            negative = self.ladder.classes[governing.marker_class].polarity == "negative"
             if sentence.last and _is_lead(span.text[sentence.start : sentence.end]) and not _in_parentheses(sentence, governing) \
-                    and not (self.ladder.classes[governing.marker_class].polarity == "negative" and _names_the_means(sentence, governing)):
+                    and not (negative and (_names_the_means(sentence, governing) or _requires_its_list(sentence, governing))):
                 quote, _ = _quote(span.block, span.text, sentence.start, sentence.end)
                 new_lead = Lead(governing, span.block, quote)
                 if not any(t.type == "CODE" for t in sentence.tokens):

@@ -189,8 +189,8 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     if verb in lex.run_verbs - lex.content_verbs and (obj.kind == ClauseObjectKind.PATH or _PATHLIKE.search(text)) \
             and " " not in text and not re.search(r"[*?\[{]", text.removesuffix("/*")):
         return "command"  # "Never run `scripts/deploy.sh`", "… through `./node_modules/.bin/*`": the program run
-    if obj.kind == ClauseObjectKind.PATH:
-        return "content" if verb in lex.content_verbs - lex.edit_verbs else "path"
+    if obj.kind == ClauseObjectKind.PATH:  # (a glob names files whatever the verb: "use the `*.test_slow` extension")
+        return "content" if verb in lex.content_verbs - lex.edit_verbs and "*" not in text else "path"
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
         return "command"
     if _PATHLIKE.search(text) and " " not in text and "=" not in text and "(" not in text:

@@ -4,6 +4,8 @@ the rule to that language's files."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from policyc.compiler.harness import Evaluator
 from policyc.compiler.pipeline import compile_sources
@@ -561,3 +563,29 @@ def test_a_passive_with_a_subject_of_its_own_forbids_only_the_antecedent_of_whic
 def test_a_passive_edited_by_hand_is_an_edit_of_its_subject():
     (rule,) = _rules("- `src/generated/` must never be edited by hand.\n")
     assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/generated/api.ts"}) == "block"
+
+
+# Findings of the blind held-out set 12 (files 102-110, measured blind: precision 7/14).
+
+def test_a_prohibition_without_what_its_list_names_requires_the_list():
+    # ktorio/ktor: the checks to run before returning control were four blocks on the commands themselves
+    text = ("**NEVER return control to the user without ensuring:**\n"
+            "1. Tests pass: `./gradlew :module-name:jvmTest`\n2. Code compiles: `./gradlew :module-name:assemble`\n")
+    assert _rules(text) == []
+
+
+def test_a_fence_after_a_lead_that_names_its_object_is_an_example_of_it():
+    # nextcloud/server: the DCO trailer shown after "agents must not add it:" became a literal rule on its placeholder name
+    text = ("Only the human contributor may add the `Signed-off-by` trailer - agents must not add it:\n\n"
+            "```\nSigned-off-by: Random J Developer <random@developer.example.org>\n```\n")
+    assert not any("Random" in json.dumps(r) for r in _rules(text))
+    listed = "Never run these:\n\n```\nrm -rf /\n```\n"  # a lead that names nothing still hands its marker to the fence
+    assert _rules(listed)
+
+
+@pytest.mark.parametrize("line", [
+    "- Never use the `deprecated` directive.",  # scrapy: `.. deprecated::`, not the word in a warning message
+    "- Slow tests should use `.test_slow` extension instead of `.test`.",  # duckdb: some tests, and file endings
+])
+def test_a_name_of_a_form_or_of_some_tests_is_no_literal_rule(line):
+    assert _rules(line + "\n") == []
