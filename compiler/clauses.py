@@ -612,6 +612,12 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             for qualifier in parts.qualifiers:
                 _read_qualifier(clause, qualifier, lexicon)
             clause.purpose = _qualifier_text(parts.purpose)
+            if clause.verb in lexicon.clause_words["placing_verbs"] and clause.purpose.startswith("to "):
+                # "Do not add `PRAGMA enable_verification` to tests": where the thing goes, not why
+                place = lexicon.qualifier_scope("in " + clause.purpose[3:], [])
+                if place is not None:
+                    clause.file_scope.extend(g for g in place if g not in clause.file_scope)
+                    clause.purpose = ""
             if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
                     and not any(g.startswith("!") for g in clause.file_scope):
                 # "Never write in `/etc/`": the place is what the edit verb acts on

@@ -162,6 +162,10 @@ RULES = [
      bash("pnpm exec eslint .", "ls ./node_modules/.bin/", "npx eslint .")),
     ("Do not execute `./bin/release`.", "command", bash("./bin/release --dry", "bin/release"),
      bash("./bin/release-notes", "cat bin/release", "vim bin/release")),
+    # "in code, comments, or documentation" is everywhere an em dash can be written
+    ("Never use em dashes (—) in code, comments, or documentation; use regular dashes.", "prose:em-dash",
+     write(("docs/a.md", "fast — safe"), ("main.go", "// fast — safe")), write(("docs/a.md", "fast - safe"))),
+    ("Never create an issue.", "command", bash("gh issue create --title x"), bash("gh issue list", "gh pr create")),
     # a required sign-off: every commit without it, and no spelling of it
     *((sentence, "required-form",
        bash("git commit -m 'fix: x'", "git -C repo commit -am 'x'", "git add . && git commit -m x", "git commit -S -m x"),
@@ -409,3 +413,11 @@ def test_running_a_glob_of_files_names_no_program():
                                       "Always use conventional commits for branch names."])
 def test_conventional_commits_for_pr_titles_or_branches_is_no_commit_message_rule(sentence):
     assert not guardrules.emit(_compiled(sentence))["rules"]
+
+
+def test_adding_to_tests_is_where_the_thing_goes():
+    """duckdb: "Do not add `PRAGMA enable_verification` to tests" was a purpose ("to tests") the scope gate demoted."""
+    imp = _only("Do not add `PRAGMA enable_verification` to tests - it should no longer be used in new tests.")
+    assert imp.admission.decision == "admitted" and imp.trigger.file_scope
+    assert _acts(imp.quote, "Write", {"file_path": "test/sql/a.test", "content": "PRAGMA enable_verification;"})
+    assert not _acts(imp.quote, "Write", {"file_path": "src/main/a.cpp", "content": "// PRAGMA enable_verification"})
