@@ -516,6 +516,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
             if "command" in entry:
                 break
         elif "command" not in entry and entry["tool"] == found[0][0].get("tool") == "shell" \
+                and entry.get("flags", "") == found[0][0].get("flags", "") \
                 and all(_coordinated(text, m, matched) for _, m in found) \
                 and not ("narrowed_by" in entry and re.search(entry["narrowed_by"], scope_text)):
             # (a joined operation the words narrow, "amend pushed commits", is left to the gate that reads them)
@@ -532,7 +533,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     built = [_entry_trigger(e, clause, lex, named_in) for e, _ in found]
     trigger = built[0]
     if len(built) > 1:
-        trigger.patterns = [Pattern(field="command", regex=any_of([t.patterns[0].regex for t in built]), flags="")]
+        trigger.patterns = [Pattern(field="command", regex=any_of([t.patterns[0].regex for t in built]), flags=entry.get("flags", ""))]
         trigger.keywords = sorted({k for t in built for k in t.keywords}) if all(t.keywords for t in built) else []
         trigger.summary = " or ".join(t.summary for t in built)
     return trigger

@@ -392,6 +392,8 @@ PROSE_EXAMPLES = {
                                    {"command": 'git commit -m "reinstall: x"'}),
     "co-authored-by": ("Never add Co-Authored-By lines.", "Bash", {"command": 'git commit -m "fix\n\nCo-Authored-By: Bot <b@x>"'},
                        {"command": 'git commit -m "fix"'}),
+    "ai-attribution": ("Never add AI attribution trailers to commits.", "Bash",
+                       {"command": 'git commit -m "fix\n\nCo-Authored-By: Claude <noreply@anthropic.com>"'}, {"command": 'git commit -m "fix"'}),
     "publish-package": ("Never publish packages.", "Bash", {"command": "npm publish --access public"}, {"command": "npm pack"}),
     "update-every-dependency": ("Never bump every dependency at once.", "Bash", {"command": "pnpm up --latest"}, {"command": "npm update lodash"}),
     "update-dependencies": ("Never update dependencies.", "Bash", {"command": "cargo update -p serde"}, {"command": "npm install"}),

@@ -166,6 +166,14 @@ RULES = [
     ("Never use em dashes (—) in code, comments, or documentation; use regular dashes.", "prose:em-dash",
      write(("docs/a.md", "fast — safe"), ("main.go", "// fast — safe")), write(("docs/a.md", "fast - safe"))),
     ("Never create an issue.", "command", bash("gh issue create --title x"), bash("gh issue list", "gh pr create")),
+    # next.js: the lines an agent signs its work with, in a commit or a pull request
+    ("Do NOT add \"Generated with Claude Code\" or co-author footers to commits or PRs", "prose:ai-attribution",
+     bash('git commit -m "Fix x\n\n🤖 Generated with [Claude Code](https://claude.com/claude-code)"',
+          'git commit -m "Fix x\n\nCo-Authored-By: Claude <noreply@anthropic.com>"', 'gh pr create --body "Generated with Claude Code"'),
+     bash('git commit -m "Fix router prefetch"', "git log -5 --format=%B")),
+    # two entries join only with the same flags: "Co-Authored-By" keeps its case-insensitive match
+    ('Do not add "Co-Authored-By" or any AI attribution trailers to commit messages, by any means', "prose:co-authored-by",
+     bash('git commit -m "Fix" -m "Co-Authored-By: Claude <noreply@anthropic.com>"'), bash('git commit -m "Fix NPE"')),
     # a required sign-off: every commit without it, and no spelling of it
     *((sentence, "required-form",
        bash("git commit -m 'fix: x'", "git -C repo commit -am 'x'", "git add . && git commit -m x", "git commit -S -m x"),
