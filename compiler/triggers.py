@@ -322,7 +322,7 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
     # "all commits", "DCO sign-off": what the entry reads, not a narrowing ("on the release branch" still is)
     clause.qualifiers = [q for q in clause.qualifiers if not (entry["when_re"].search(q) or entry["words"].search(q))]
     if entry["tool"] == "content":  # a file written without it
-        patterns = [Pattern(field=f, regex=entry["regex"], flags="") for f in lex.tools["content_fields"]]
+        patterns = [Pattern(field=f, regex=entry["regex"], flags=entry.get("flags", "")) for f in lex.tools["content_fields"]]
         return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=entry["summary"],
                        suggestion=entry["suggestion"], interpreted=True, file_scope=scope_regex(list(entry["globs"])))
     regex = entry["regex"]
