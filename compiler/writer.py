@@ -9,8 +9,9 @@ companions agree with the overrides at once.
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 
-from .output import emitted_before, remove_emitted, write_atomic
+from .output import OutputError, Staged, emitted_before, remove_emitted, write_atomic
 from .project import Project
 
 
@@ -21,25 +22,29 @@ def self_check_failures(doc: dict, ir) -> list[str]:
     return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
 
 
-def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list[str], dict[str, str | bytes] | None, list[str]]:
+def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> tuple[dict, list[str], dict[str, str | bytes] | None, list[str]]:
     """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
 
     None: a §12 failure, nothing is written. In review mode only distilled-rules.review.json and
     policy.review.ir.json. Each lowering backend's files are validated against its schema for the target;
-    a file that fails is not written, and last run's copy goes.
+    a file that fails is not written, and last run's copy goes. `rendered`, when given, is called with
+    the files a run would write if every check passed, before the checks.
     """
     from ..emitters import artifacts, registry
     from ..schemas import read as read_schema
     from .checks import cedar_check
 
     files = artifacts(ir, target)
-    doc = json.loads(files["distilled-rules.json"])
+    if review:
+        files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
+    if rendered is not None:
+        rendered(files)
+    doc = json.loads(files["distilled-rules.review.json" if review else "distilled-rules.json"])
     failures = self_check_failures(doc, ir)
     if failures:  # §12: a failing rule file is never written, nor anything beside it
         return doc, failures, None, []
     if review:
-        return doc, failures, {"distilled-rules.review.json": files["distilled-rules.json"],
-                               "policy.review.ir.json": files["policy.ir.json"]}, []
+        return doc, failures, files, []
     schemas = {"." + b.kind: read_schema(name) for b in registry.BACKENDS if (name := b.schema(target))}
     deleted = []
     for where, message in cedar_check(files, schemas):
@@ -51,22 +56,36 @@ def planned_artifacts(ir, target: str, review: bool = False) -> tuple[dict, list
 
 
 def write_artifacts(ir, project: Project, target: str, review: bool = False) -> tuple[dict, list[str], bool]:
-    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written)."""
+    """Check every artifact, then write the ones that pass: (distilled doc, failures, rules written).
+
+    While the checks run, each file's temporary is already being written (output.Staged); only
+    the renames, in the files' order, wait for them."""
     from .pipeline import SEAL_NAME, seal
 
-    doc, failures, files, deleted = planned_artifacts(ir, target, review)
+    staged: list[Staged] = []
+
+    def stage(files: dict) -> None:
+        with suppress(OutputError, OSError):  # a refused or failing write: raised below by the same writes, after the checks
+            staged.append(Staged([(project.out / path, text) for path, text in files.items()], project.out))
+
+    try:
+        doc, failures, files, deleted = planned_artifacts(ir, target, review, stage)
+    except BaseException:
+        for batch in staged:
+            batch.discard()
+        raise
     if files is None:
+        for batch in staged:
+            batch.discard()
         return doc, failures, False
     emitted = emitted_before(project.rules())
     for path in deleted:  # a file that failed validation must not pass for this run's, if policyc wrote it
         remove_emitted(project.out, path, emitted)
-    for path, text in files.items():
-        write_atomic(project.out / path, text, project.out)
+    batch = staged[0] if staged else Staged([(project.out / path, text) for path, text in files.items()], project.out)
+    batch.commit([project.out / path for path in files])
     if "policy.ir.json" in files:  # the live IR: record what policyc wrote, so an edited copy is never trusted
         write_atomic(project.out / SEAL_NAME, seal(files["policy.ir.json"]), project.out)
     return doc, failures, True
-
-
 
 
 def rerender(project: Project, overrides) -> str:
