@@ -34,12 +34,16 @@ def artifacts(ir: PolicyIR, target: str = "sondera-v2", workers: int | None = No
     Each group's files depend on that group alone: with PARALLEL_MIN_ENTRIES rules or more, runs of
     groups render in one process per core (compiler/forked.py; `workers` overrides the count), and
     the files come back in the order one process gives them."""
+    with forked.few_collections():
+        return _artifacts(ir, target, workers)
+
+
+def _artifacts(ir: PolicyIR, target: str, workers: int | None) -> dict[str, str | bytes]:
     resolved = resolve(ir)
     groups = plan(resolved, target)  # one placement for every backend
     count = workers or (forked.cores() if sum(map(_weight, groups)) >= PARALLEL_MIN_ENTRIES else 1)
     runs = forked.contiguous(groups, _weight, count)
-    with forked.few_collections():
-        by_run = forked.shared(lambda run: _group_files(resolved, target, run), runs)
+    by_run = forked.shared(lambda run: _group_files(resolved, target, run), runs)
     files: dict[str, str | bytes] = {}
     for kind in range(2 + len(registry.BACKENDS)):  # policy.md, each backend's, prose.md: each kind in group order
         for found in by_run:
