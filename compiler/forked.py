@@ -32,10 +32,29 @@ def cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
+_working = 1  # processes working shares at once, while shared() runs (a child inherits it)
+
+
+def helpers() -> int:
+    """Helper processes (Node.js) worth starting at once from here: the cores this process may use, divided
+    among the processes working shares at once, so two shares on two cores start one each, not two."""
+    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, count // _working)
+
+
 def shared(work: _Work, shares: list[list]) -> list:
     """[work(share) for share in shares], the shares after the first each in a forked child."""
     if len(shares) < 2 or not hasattr(os, "fork"):
         return [work(share) for share in shares]
+    global _working
+    _working = len(shares)
+    try:
+        return _shared(work, shares)
+    finally:
+        _working = 1
+
+
+def _shared(work: _Work, shares: list[list]) -> list:
     children = _fork(work, shares[1:])
     try:
         results = [work(shares[0])]

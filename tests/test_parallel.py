@@ -143,6 +143,12 @@ def test_the_regex_trial_shared_among_node_processes_keeps_each_verdict_in_its_p
     assert verdicts[0::2] == ["", "", ""]
 
 
+def test_shares_worked_at_once_divide_the_cores_for_helper_processes():
+    cores = len(os.sched_getaffinity(0))
+    assert forked.shared(lambda share: forked.helpers(), [[1], [2]]) == [max(1, cores // 2)] * 2  # one Node.js each on two cores
+    assert forked.helpers() == cores
+
+
 def test_the_collector_thresholds_come_back_after_a_run(corpus_sources):
     before = gc.get_threshold()
     compile_sources(corpus_sources[:3], workers=1)
