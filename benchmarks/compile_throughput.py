@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import resource
 import shutil
 import statistics
@@ -127,19 +128,16 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float, float, str]:
 
 
 def split_projects(tmp: str, project: Path, project_mb: float) -> list[Path]:
-    """The copies of `project` as git projects of at most `project_mb` MB each (whole copies, in order; at least one copy each)."""
+    """The copies of `project` as the fewest git projects of at most `project_mb` MB each, of whole copies
+    shared out evenly, in order."""
     copies = sorted(project.glob("copy*"))
-    size = {c: sum(p.stat().st_size for p in c.rglob("*") if p.is_file()) for c in copies}
-    parts: list[list[Path]] = [[]]
-    for copy in copies:
-        if parts[-1] and sum(size[c] for c in parts[-1]) + size[copy] > project_mb * MB:
-            parts.append([])
-        parts[-1].append(copy)
+    total = sum(p.stat().st_size for p in project.rglob("*") if p.is_file())
+    count = min(len(copies), math.ceil(total / (project_mb * MB)))
     roots = []
-    for number, part in enumerate(parts):
+    for number in range(count):
         root = Path(tmp) / f"part{number:02d}"
         (root / ".git").mkdir(parents=True)
-        for copy in part:
+        for copy in copies[number * len(copies) // count : (number + 1) * len(copies) // count]:
             shutil.copytree(copy, root / copy.name)
         roots.append(root)
     return roots
