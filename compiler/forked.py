@@ -69,6 +69,36 @@ def _shared(work: _Work, shares: list[list]) -> list:
     return results
 
 
+class Background:
+    """`work()` in a forked child while this process goes on (`fork`), else here when asked; `result()`
+    returns it, worked here again if the child could not deliver, and `close()` stops a child whose
+    result is no longer wanted. Fork only from a process running no other thread (`cores() > 1`)."""
+
+    def __init__(self, work: Callable[[], Any], fork: bool) -> None:
+        self._work = work
+        self._child = _fork(lambda _: work(), [[]])[0] if fork and hasattr(os, "fork") else None
+
+    @property
+    def forked(self) -> bool:
+        """A child is working it (until `result` or `close`)."""
+        return self._child is not None
+
+    def result(self) -> Any:
+        if self._child is None:
+            return self._work()
+        child, self._child = self._child, None
+        found = _collect(*child)
+        return self._work() if found is _LOST else found
+
+    def close(self) -> None:
+        if self._child is not None:
+            pid, read_end = self._child
+            self._child = None
+            os.kill(pid, signal.SIGKILL)
+            os.close(read_end)
+            os.waitpid(pid, 0)
+
+
 def balanced(items: list, weight: Callable[[Any], int], count: int) -> list[list]:
     """`count` shares of about equal weight, heaviest item first to the lightest share; each share keeps the items' order."""
     shares: list[list[int]] = [[] for _ in range(count)]

@@ -132,7 +132,7 @@ def write_atomic(path: Path, text: str | bytes, base: Path | None = None) -> Non
             raise
 
 
-WRITERS = 3  # files written at once: their fsyncs wait on the disk together (more threads only spend more CPU)
+WRITERS = 8  # files written at once: their fsyncs wait on the disk together
 
 
 class Staged:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from contextlib import suppress
 
+from . import forked
 from .output import OutputError, Staged, emitted_before, remove_emitted, write_atomic
 from .project import Project
 
@@ -22,6 +23,18 @@ def self_check_failures(doc: dict, ir) -> list[str]:
     return [f"{rule_id}: {message}" for rule_id, message in self_check(doc, {s.file: s.text for s in ir.sources})]
 
 
+def _cedar_failures(files: dict, target: str) -> list[tuple[str, str]]:
+    """Each lowering backend's files validated against its schema for the target: (file#policy, message)."""
+    from ..emitters import registry
+    from ..schemas import read as read_schema
+    from .checks import cedar_check
+
+    return cedar_check(files, {"." + b.kind: read_schema(name) for b in registry.BACKENDS if (name := b.schema(target))})
+
+
+BACKGROUND_MIN_RULES = 500  # fewer rules than this check faster here than a fork costs
+
+
 def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> tuple[dict, list[str], dict[str, str | bytes] | None, list[str]]:
     """Every artifact a run would write, checked: (distilled doc, failures, files or None, files to delete).
 
@@ -29,25 +42,32 @@ def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> t
     policy.review.ir.json. Each lowering backend's files are validated against its schema for the target;
     a file that fails is not written, and last run's copy goes. `rendered`, when given, is called with
     the files a run would write if every check passed, before the checks.
+
+    With BACKGROUND_MIN_RULES rules or more and a free core, the §12 checks run in a forked process
+    while this one validates the Cedar files (and `rendered` starts writing); the Cedar failures count
+    only when the §12 checks pass, as when they run one after the other.
     """
-    from ..emitters import artifacts, registry
-    from ..schemas import read as read_schema
-    from .checks import cedar_check
+    from ..emitters import artifacts
 
     files = artifacts(ir, target)
     if review:
         files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
-    if rendered is not None:
-        rendered(files)
     doc = json.loads(files["distilled-rules.review.json" if review else "distilled-rules.json"])
-    failures = self_check_failures(doc, ir)
+    checked = forked.Background(lambda: self_check_failures(doc, ir), fork=len(doc.get("rules", [])) >= BACKGROUND_MIN_RULES
+                                and forked.cores() > 1)  # before `rendered` starts its threads
+    try:
+        if rendered is not None:
+            rendered(files)
+        cedar = _cedar_failures(files, target) if not review and checked.forked else None
+        failures = checked.result()
+    finally:
+        checked.close()
     if failures:  # §12: a failing rule file is never written, nor anything beside it
         return doc, failures, None, []
     if review:
         return doc, failures, files, []
-    schemas = {"." + b.kind: read_schema(name) for b in registry.BACKENDS if (name := b.schema(target))}
     deleted = []
-    for where, message in cedar_check(files, schemas):
+    for where, message in _cedar_failures(files, target) if cedar is None else cedar:
         failures.append(f"{where}: {message}")
         path = where.split("#", 1)[0]
         files.pop(path, None)
