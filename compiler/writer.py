@@ -12,6 +12,7 @@ import json
 from contextlib import suppress
 
 from . import forked
+from .jsontext import encode
 from .output import OutputError, Staged, emitted_before, remove_emitted, write_atomic
 from .project import Project
 
@@ -48,6 +49,7 @@ def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> t
     only when the §12 checks pass, as when they run one after the other.
     """
     from ..emitters import artifacts
+    from .checks import MAX_OUTPUT_BYTES
 
     files = artifacts(ir, target)
     if review:
@@ -56,7 +58,7 @@ def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> t
     checked = forked.Background(lambda: self_check_failures(doc, ir), fork=len(doc.get("rules", [])) >= BACKGROUND_MIN_RULES
                                 and forked.cores() > 1)  # before `rendered` starts its threads
     try:
-        if rendered is not None:
+        if rendered is not None and len(encode(doc)) < MAX_OUTPUT_BYTES:  # over the limit, the checks fail for sure: nothing to stage
             rendered(files)
         cedar = _cedar_failures(files, target) if not review and checked.forked else None
         failures = checked.result()
