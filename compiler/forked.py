@@ -110,9 +110,10 @@ def balanced(items: list, weight: Callable[[Any], int], count: int) -> list[list
     return [[items[i] for i in sorted(share)] for share in shares]
 
 
-def contiguous(items: list, weight: Callable[[Any], int], count: int) -> list[list]:
-    """Up to `count` runs of consecutive items of about equal weight (concatenated, they are `items`)."""
-    total = sum(map(weight, items)) or 1
+def contiguous(items: list, weight: Callable[[Any], int], count: int, extra: int = 0) -> list[list]:
+    """Up to `count` runs of consecutive items of about equal weight (concatenated, they are `items`);
+    `extra`: weight of other work the last run will do, so it takes that much less of the items."""
+    total = (sum(map(weight, items)) + extra) or 1
     shares: list[list] = [[]]
     done = 0
     for item in items:
