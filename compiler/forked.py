@@ -112,10 +112,10 @@ def balanced(items: list, weight: Callable[[Any], int], count: int) -> list[list
 
 def contiguous(items: list, weight: Callable[[Any], int], count: int, extra: int = 0) -> list[list]:
     """Up to `count` runs of consecutive items of about equal weight (concatenated, they are `items`);
-    `extra`: weight of other work the last run will do, so it takes that much less of the items."""
+    `extra`: weight of other work the first run will do, so it takes that much less of the items."""
     total = (sum(map(weight, items)) + extra) or 1
     shares: list[list] = [[]]
-    done = 0
+    done = extra
     for item in items:
         if done >= total * len(shares) / count and len(shares) < count:
             shares.append([])

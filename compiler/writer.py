@@ -55,10 +55,11 @@ def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> t
     if review:
         files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
     doc = json.loads(files["distilled-rules.review.json" if review else "distilled-rules.json"])
-    checked = forked.Background(lambda: self_check_failures(doc, ir), fork=len(doc.get("rules", [])) >= BACKGROUND_MIN_RULES
+    ahead = len(encode(doc)) < MAX_OUTPUT_BYTES  # over the harness's limit the checks fail for sure: nothing is done ahead of them
+    checked = forked.Background(lambda: self_check_failures(doc, ir), fork=ahead and len(doc.get("rules", [])) >= BACKGROUND_MIN_RULES
                                 and forked.cores() > 1)  # before `rendered` starts its threads
     try:
-        if rendered is not None and len(encode(doc)) < MAX_OUTPUT_BYTES:  # over the limit, the checks fail for sure: nothing to stage
+        if rendered is not None and ahead:
             rendered(files)
         cedar = _cedar_failures(files, target) if not review and checked.forked else None
         failures = checked.result()
