@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from . import locate
@@ -149,8 +149,12 @@ class Staged:
         self._made = sorted((f for f in folders | {a for f in folders for a in f.parents if a.is_relative_to(base)} if not f.exists()),
                             key=lambda f: -len(f.parts))  # deepest first
         checked: set[Path] = set()
-        for path, _ in files:
-            _checked(path, base, checked)
+        try:
+            for path, _ in files:
+                _checked(path, base, checked)
+        except BaseException:
+            self._rmdirs()
+            raise
         mode = _mode()
         self._pool = ThreadPoolExecutor(max_workers=WRITERS)
         self._staged = {path: self._pool.submit(_staged, path, _encoded(text), mode) for path, text in files}
@@ -163,7 +167,7 @@ class Staged:
         for path, future in self._staged.items():
             try:
                 temporaries[path] = future.result()
-            except BaseException as exc:  # noqa: BLE001 (raised below, once every temporary is accounted for)
+            except BaseException as exc:  # raised below, once every temporary is accounted for
                 error = error or exc
         if error is not None:
             self._remove(temporaries.values())
@@ -190,8 +194,12 @@ class Staged:
     def discard(self) -> None:
         """Remove every temporary, and the folders staging made: nothing is written."""
         self._remove(self._finished().values())
+        self._rmdirs()
+
+    def _rmdirs(self) -> None:
         for folder in self._made:
-            folder.rmdir()
+            with suppress(OSError):  # not empty: something else wrote there meanwhile, and it stays
+                folder.rmdir()
 
 
 def emitted_before(rules_path: Path) -> frozenset[str]:

@@ -79,5 +79,5 @@ def test_a_refused_target_raises_before_anything_is_written(tmp_path):
     (out / "policies").mkdir(parents=True)
     os.symlink(tmp_path, out / "policies" / "b.cedar")
     with pytest.raises(output.OutputError, match="symbolic link"):
-        output.Staged([(out / "policies" / "a.cedar", "a\n"), (out / "policies" / "b.cedar", "b\n")], out)
-    assert _names(out) == ["policies", "policies/b.cedar"]
+        output.Staged([(out / "new" / "a.cedar", "a\n"), (out / "policies" / "b.cedar", "b\n")], out)
+    assert _names(out) == ["policies", "policies/b.cedar"]  # not even the folder the first file needed
