@@ -35,7 +35,7 @@ PHASES = [  # (module, attribute), in pipeline order
     ("policyc.compiler.ir.PolicyIR", "dumps"),
     ("policyc.compiler.writer", "self_check_failures"),
     ("policyc.compiler.checks", "cedar_check"),
-    ("policyc.compiler.output", "write_atomic"),
+    ("policyc.compiler.output.Staged", "commit"),
 ]
 _TOTALS: dict[str, list[float]] = {}
 
@@ -57,7 +57,7 @@ def _timed(name: str, function):
 
 def _install() -> None:
     for module_name, attribute in PHASES:
-        owner_name, _, cls = module_name.rpartition(".") if module_name.endswith("PolicyIR") else (module_name, "", "")
+        owner_name, _, cls = module_name.rpartition(".") if module_name.rsplit(".", 1)[-1][:1].isupper() else (module_name, "", "")
         owner = importlib.import_module(owner_name)
         holder = getattr(owner, cls) if cls else owner
         name = f"{(cls or module_name.rsplit('.', 1)[-1])}.{attribute}"

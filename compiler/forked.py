@@ -32,10 +32,29 @@ def cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
+_working = 1  # processes working shares at once, while shared() runs (a child inherits it)
+
+
+def helpers() -> int:
+    """Helper processes (Node.js) worth starting at once from here: the cores this process may use, divided
+    among the processes working shares at once, so two shares on two cores start one each, not two."""
+    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, count // _working)
+
+
 def shared(work: _Work, shares: list[list]) -> list:
     """[work(share) for share in shares], the shares after the first each in a forked child."""
     if len(shares) < 2 or not hasattr(os, "fork"):
         return [work(share) for share in shares]
+    global _working
+    _working = len(shares)
+    try:
+        return _shared(work, shares)
+    finally:
+        _working = 1
+
+
+def _shared(work: _Work, shares: list[list]) -> list:
     children = _fork(work, shares[1:])
     try:
         results = [work(shares[0])]
@@ -50,6 +69,36 @@ def shared(work: _Work, shares: list[list]) -> list:
     return results
 
 
+class Background:
+    """`work()` in a forked child while this process goes on (`fork`), else here when asked; `result()`
+    returns it, worked here again if the child could not deliver, and `close()` stops a child whose
+    result is no longer wanted. Fork only from a process running no other thread (`cores() > 1`)."""
+
+    def __init__(self, work: Callable[[], Any], fork: bool) -> None:
+        self._work = work
+        self._child = _fork(lambda _: work(), [[]])[0] if fork and hasattr(os, "fork") else None
+
+    @property
+    def forked(self) -> bool:
+        """A child is working it (until `result` or `close`)."""
+        return self._child is not None
+
+    def result(self) -> Any:
+        if self._child is None:
+            return self._work()
+        child, self._child = self._child, None
+        found = _collect(*child)
+        return self._work() if found is _LOST else found
+
+    def close(self) -> None:
+        if self._child is not None:
+            pid, read_end = self._child
+            self._child = None
+            os.kill(pid, signal.SIGKILL)
+            os.close(read_end)
+            os.waitpid(pid, 0)
+
+
 def balanced(items: list, weight: Callable[[Any], int], count: int) -> list[list]:
     """`count` shares of about equal weight, heaviest item first to the lightest share; each share keeps the items' order."""
     shares: list[list[int]] = [[] for _ in range(count)]
@@ -61,11 +110,12 @@ def balanced(items: list, weight: Callable[[Any], int], count: int) -> list[list
     return [[items[i] for i in sorted(share)] for share in shares]
 
 
-def contiguous(items: list, weight: Callable[[Any], int], count: int) -> list[list]:
-    """Up to `count` runs of consecutive items of about equal weight (concatenated, they are `items`)."""
-    total = sum(map(weight, items)) or 1
+def contiguous(items: list, weight: Callable[[Any], int], count: int, extra: int = 0) -> list[list]:
+    """Up to `count` runs of consecutive items of about equal weight (concatenated, they are `items`);
+    `extra`: weight of other work the first run will do, so it takes that much less of the items."""
+    total = (sum(map(weight, items)) + extra) or 1
     shares: list[list] = [[]]
-    done = 0
+    done = extra
     for item in items:
         if done >= total * len(shares) / count and len(shares) < count:
             shares.append([])

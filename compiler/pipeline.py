@@ -107,10 +107,6 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     matches; otherwise `previous` only tells which rules were removed. Sources of a
     group the overrides remove are left out before extraction (§9).
     """
-    # ids and conflicts: not for a run that finds nothing changed
-    from .conflicts import resolve as resolve_conflicts
-    from .ids import assign_ids
-
     overrides = overrides or Overrides()
     ir = PolicyIR(distiller=distiller_name(), distilled_at=distilled_at(), errors=list(errors or []), overrides=overrides.to_json())
     sources = [s for s in sources if s.group_id not in overrides.removed_groups]
@@ -118,6 +114,15 @@ def compile_sources(sources: list[Source], errors: list[dict] | None = None, pre
     ordered = sorted(sources, key=lambda s: s.file)
     with forked.few_collections():
         outcomes = extract_all(ordered, reusable, workers)
+        return _built(ir, ordered, outcomes, previous, reuse)
+
+
+def _built(ir: PolicyIR, ordered: list[Source], outcomes: list, previous: PolicyIR | None, reuse: bool) -> PolicyIR:
+    """The IR of the extracted sources: their items in source order, ids, conflicts, removed rules."""
+    # ids and conflicts: not for a run that finds nothing changed
+    from .conflicts import resolve as resolve_conflicts
+    from .ids import assign_ids
+
     for source, outcome in zip(ordered, outcomes):
         if isinstance(outcome, SourceError):  # over a per-file limit: this file fails, the run goes on
             ir.errors.append({"file": source.file, "message": str(outcome)})

@@ -25,7 +25,6 @@ it to Pass 2 with the reason); it never stops the run.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -33,6 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from re import _constants as C  # noqa: N812 (the sre opcodes)
 from re import _parser
+
+from . import forked
 
 ATTACK_LENGTH = 10_000
 BUDGET_MS = 250  # linear regexes take about 1 ms here, quadratic ones about 100 ms, worse ones seconds
@@ -377,8 +378,7 @@ def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
     if not pairs:
         return []
     jobs = [[regex, flags, *_attack(regex, flags)] for regex, flags in pairs]
-    count = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
-                       len(jobs) // TRIAL_SHARE_MIN))
+    count = max(1, min(forked.helpers(), len(jobs) // TRIAL_SHARE_MIN))
     if count == 1:
         return _trial_share(node, jobs)
     with ThreadPoolExecutor(count) as pool:  # each thread waits on its Node.js process

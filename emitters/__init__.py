@@ -34,20 +34,38 @@ def artifacts(ir: PolicyIR, target: str = "sondera-v2", workers: int | None = No
     Each group's files depend on that group alone: with PARALLEL_MIN_ENTRIES rules or more, runs of
     groups render in one process per core (compiler/forked.py; `workers` overrides the count), and
     the files come back in the order one process gives them."""
+    with forked.few_collections():
+        return _artifacts(ir, target, workers)
+
+
+WHOLE_RUN_SHARE = 0.12  # the skipped report, the index and distilled-rules.json cost about this much of the groups' rendering
+
+
+def _artifacts(ir: PolicyIR, target: str, workers: int | None) -> dict[str, str | bytes]:
     resolved = resolve(ir)
     groups = plan(resolved, target)  # one placement for every backend
-    count = workers or (forked.cores() if sum(map(_weight, groups)) >= PARALLEL_MIN_ENTRIES else 1)
-    runs = forked.contiguous(groups, _weight, count)
-    with forked.few_collections():
-        by_run = forked.shared(lambda run: _group_files(resolved, target, run), runs)
+    weight = sum(map(_weight, groups))
+    count = workers or (forked.cores() if weight >= PARALLEL_MIN_ENTRIES else 1)
+    # the first run, worked in this process, also makes the files of the whole run, so it takes fewer groups
+    runs = forked.contiguous(groups, _weight, count, extra=round(weight * WHOLE_RUN_SHARE)) or [[]]
+    first = runs[0]
+    by_run = forked.shared(lambda run: _group_files(resolved, target, run) + ([_whole_files(resolved, target, groups)] if run is first else []),
+                           runs)
     files: dict[str, str | bytes] = {}
     for kind in range(2 + len(registry.BACKENDS)):  # policy.md, each backend's, prose.md: each kind in group order
         for found in by_run:
             files.update(found[kind])
+    files.update(by_run[0][-1])
+    files["policy.ir.json"] = ir.dumps()  # the largest file, made once no child holds memory
+    return files
+
+
+def _whole_files(resolved: Resolved, target: str, groups: list[Group]) -> dict[str, str | bytes]:
+    """The files of the whole run but the IR: the skipped report, the index, distilled-rules.json."""
+    files: dict[str, str | bytes] = {}
     for emitter in (skipped_report, index):
         files.update(emitter.emit(resolved, target, groups))
     files["distilled-rules.json"] = dumps(guardrules.emit(resolved, target, groups))
-    files["policy.ir.json"] = ir.dumps()
     return files
 
 

@@ -11,7 +11,8 @@ import time
 
 import pytest
 from conftest import CORPUS, corpus_manifest
-from policyc.compiler import extract, forked, pipeline, regex_safety
+from policyc.compiler import checks, extract, forked, pipeline, regex_safety, writer
+from policyc.compiler.jsontext import encode
 from policyc.compiler.pipeline import compile_sources, extract_all
 from policyc.compiler.sources import source_from_bytes
 from policyc.emitters import artifacts
@@ -141,6 +142,37 @@ def test_the_regex_trial_shared_among_node_processes_keeps_each_verdict_in_its_p
     verdicts = regex_safety.trial([(safe, "i"), (python_only_group, "i"), (safe + "x", "i"), (quadratic, "i"), (safe + "y", "i")])
     assert verdicts[1].startswith("JavaScript rejects it") and "10000-character input" in verdicts[3]
     assert verdicts[0::2] == ["", "", ""]
+
+
+def test_the_checks_in_a_forked_process_give_what_they_give_here(corpus_sources, monkeypatch):
+    """planned_artifacts with the §12 checks forked while the Cedar files are validated: the same
+    result, passing or failing (a failing run reports no Cedar failure and writes nothing)."""
+    ir = compile_sources(corpus_sources, workers=1)
+    here = writer.planned_artifacts(ir, "sondera-v2")
+    monkeypatch.setattr(writer, "BACKGROUND_MIN_RULES", 0)
+    assert writer.planned_artifacts(ir, "sondera-v2") == here and here[2] is not None
+    monkeypatch.setattr(checks, "MAX_OUTPUT_BYTES", 1000)  # every run over the size limit: inherited by the child
+    failing = writer.planned_artifacts(ir, "sondera-v2")
+    assert failing[2] is None and failing[1] == [f"-: output is {len(encode(here[0]))} bytes, over 2 MB"]
+    monkeypatch.setattr(writer, "BACKGROUND_MIN_RULES", 10**9)
+    assert writer.planned_artifacts(ir, "sondera-v2") == failing
+
+
+def test_a_background_child_that_dies_is_worked_here_again():
+    job = forked.Background(lambda: os.getpid(), fork=True)
+    assert job.forked and job.result() != os.getpid()
+    dying = forked.Background(lambda: os._exit(3), fork=True)
+    dying._work = lambda: "here"  # the child exits without a word; the parent works it itself
+    assert dying.result() == "here" and not dying.forked
+    stopped = forked.Background(lambda: time.sleep(60), fork=True)
+    stopped.close()  # a result no longer wanted: the child is stopped and reaped
+    assert not stopped.forked
+
+
+def test_shares_worked_at_once_divide_the_cores_for_helper_processes():
+    cores = len(os.sched_getaffinity(0))
+    assert forked.shared(lambda share: forked.helpers(), [[1], [2]]) == [max(1, cores // 2)] * 2  # one Node.js each on two cores
+    assert forked.helpers() == cores
 
 
 def test_the_collector_thresholds_come_back_after_a_run(corpus_sources):
