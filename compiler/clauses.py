@@ -275,6 +275,12 @@ def _concepts_outnumber_names(tokens: list[InlineToken]) -> bool:
     return 0 < named < len(items) - named
 
 
+@lru_cache(maxsize=4096)
+def _phrases_from(word: str, phrases: frozenset[str]) -> tuple[str, ...]:
+    """The phrases that open with `word` (each token is tried against only those)."""
+    return tuple(p for p in phrases if p.split()[0] == word)
+
+
 def _starts_with(part, i: int, phrase: str) -> bool:
     """The words of `phrase` start at token i of `part`."""
     words = phrase.split()
@@ -447,7 +453,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm in words["not_example"])) \
                     or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):  # ("or the like" is no example)
                 bucket = parts.examples
-            elif any(_starts_with(part, i, phrase) for phrase in words["role_phrases"]) or (
+            elif any(_starts_with(part, i, phrase) for phrase in _phrases_from(word, words["role_phrases"])) or (
                     word == "as" and seen_object and i + 1 < len(part) and part[i + 1].norm not in words["explanation_subjects"]):
                 parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
                 bucket = parts.qualifiers[-1]
