@@ -305,6 +305,8 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
     for i, obj in enumerate(map(_object, tokens)):
         if obj is None:
             continue
+        if any(t.type == "WORD" and t.norm in lexicon.clause_words["judgements"] for t in tokens[max(i - 2, 0) : i]):
+            continue  # "unnecessary `useEffect`", "multiple duplicative `[Fact]` methods": some uses, judged
         following = tokens[i + 1].norm if i + 1 < len(tokens) else ""
         if following in lexicon.clause_words["git_names"]:
             continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
@@ -596,8 +598,10 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                               or _program_alone(parts.main, governing, lexicon.family_tools))
             clause.examples = _objects(parts.examples, lexicon)
             clause.asides = _objects(parts.asides, lexicon)
-            clause.instead_of.extend(_objects(parts.rejected, lexicon))
-            _add_rejected(clause, _split_clause(tuple(parts.rejected), lexicon, False).main)
+            rejected = _split_clause(tuple(parts.rejected), lexicon, False)
+            # "over something more service-like such as `X.new(a).call`": an example of the rejected side is not it
+            clause.instead_of.extend(_objects(rejected.main, lexicon))
+            _add_rejected(clause, rejected.main)
             clause.alternatives.extend(_objects(parts.alternatives, lexicon))
             clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
             words_git = lexicon.clause_words["git_names"]
@@ -643,9 +647,10 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
             _read_subject(clause, part, lexicon)
         elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
-            (clause.instead_of if polarity == "positive" else clause.alternatives).extend(objs)
+            side = _split_clause(part[1:], lexicon, False).main  # ("over something such as `X`": X is an example)
+            (clause.instead_of if polarity == "positive" else clause.alternatives).extend(_objects(side, lexicon))
             if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down
-                _add_rejected(clause, _split_clause(part[1:], lexicon, False).main)
+                _add_rejected(clause, side)
         elif lead in lexicon.clause_words["exception_openers"]:
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")

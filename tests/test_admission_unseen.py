@@ -589,3 +589,24 @@ def test_a_fence_after_a_lead_that_names_its_object_is_an_example_of_it():
 ])
 def test_a_name_of_a_form_or_of_some_tests_is_no_literal_rule(line):
     assert _rules(line + "\n") == []
+
+
+# Findings of the blind held-out set 13 (files 111-120, measured blind: precision 8/10, both wrong rules warns).
+
+@pytest.mark.parametrize("line", [
+    # maybe-finance/maybe: an example of the rejected side ("something … such as `X`") is not what it rejects
+    "We prefer this over something more service-like such as `AccountSeries.new(account).call`.",
+    # dotnet/runtime: "multiple duplicative `[Fact]` methods" are some uses of `[Fact]`, judged by the agent
+    "When writing tests, prefer using `[Theory]` with multiple data sources (like `[InlineData]`) over multiple duplicative `[Fact]` methods.",
+    "- Avoid unnecessary `useEffect` calls.",
+])
+def test_an_example_or_a_judged_use_of_a_name_is_no_trigger(line):
+    assert _rules(line + "\n") == []
+
+
+def test_attribution_rules_fire_where_the_sentence_says():
+    # BerriAI/litellm: "… to PR descriptions or comments" is about pull requests, not commit messages
+    (rule,) = _rules('- Do not add "Generated with Claude Code" (or any similar attribution) to PR descriptions or comments.\n')
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --body "Fixes #1\n\nGenerated with Claude Code"'}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix\n\nGenerated with Claude Code"'}) == "allow"
