@@ -73,6 +73,7 @@ class Clause:
     file_scope: list[str] = field(default_factory=list)  # "only when editing files matching X"
     scope_text: str = ""  # the words of the governed clause, lower-cased
     headed: bool = False  # the sentence opens with a §5a header label (CRITICAL:, DO NOT:, ...)
+    commas: frozenset[int] = frozenset()  # the words of scope_text a comma follows ("rebase, amend or force-push")
 
     def record(self) -> ClauseRecord:
         """The IR's record of it."""
@@ -534,6 +535,17 @@ def _narrow(clause: Clause, text: str, scope: list[str] | None) -> None:
         clause.file_scope.extend(g for g in scope if g not in clause.file_scope)
 
 
+def _commas(tokens) -> frozenset[int]:
+    """The positions, among the word, code and path tokens, of those a comma follows."""
+    words, after = 0, set()
+    for t in tokens:
+        if t.type in ("WORD", "CODE", "PATH"):
+            words += 1
+        elif t == "," and words:
+            after.add(words - 1)
+    return frozenset(after)
+
+
 def _passive_verb(own: tuple[InlineToken, ...], lexicon) -> str:
     """The verb of a governed clause that is a passive and nothing else ("must not be used", "… by hand"), or ""."""
     words = [t.norm for t in own if t.type == "WORD"]
@@ -582,6 +594,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 own, governing, clause.marker = span, other, other
                 break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
+    clause.commas = _commas(tokens[own[0] : own[1]])
     polarity = load_ladder().classes[governing.marker_class].polarity
     passive = _passive_verb(tokens[own[0] : own[1]], lexicon) if polarity == "negative" else ""
     subject: list[ClauseObject] = []

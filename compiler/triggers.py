@@ -517,7 +517,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
                 break
         elif "command" not in entry and entry["tool"] == found[0][0].get("tool") == "shell" \
                 and entry.get("flags", "") == found[0][0].get("flags", "") \
-                and all(_coordinated(text, m, matched) for _, m in found) \
+                and all(_coordinated(text, m, matched, clause.commas) for _, m in found) \
                 and not ("narrowed_by" in entry and re.search(entry["narrowed_by"], scope_text)):
             # (a joined operation the words narrow, "amend pushed commits", is left to the gate that reads them)
             found.append((entry, matched))
@@ -543,11 +543,15 @@ _COORDINATED = re.compile(r"^(?:(?!\b(?:instead|rather|but|then|unless|except|be
                           r"(?:\bor\b|\band\b|\bnor\b|,)(?:(?!\b(?:instead|rather|but|then|unless|except|before|after|until|use|prefer)\b)[^;.:])*$")
 
 
-def _coordinated(text: str, one: re.Match, other: re.Match) -> bool:
+def _coordinated(text: str, one: re.Match, other: re.Match, commas: frozenset[int]) -> bool:
     """Two entries' matches name two operations the rule word governs alike: apart, and joined by "or", "and"
-    or a comma ("amend commits or force push"), not by "instead" or a time ("force push, then amend")."""
+    or a comma ("amend commits or force push", "rebase, amend"), not by "instead" or a time ("force push, then
+    amend"). `commas` are the words of the clause a comma follows, which its text leaves out."""
     first, second = sorted((one, other), key=lambda m: m.start())
-    return first.end() <= second.start() and bool(_COORDINATED.match(text[first.end():second.start()]))
+    between = text[first.end() : second.start()]
+    if first.end() > second.start():
+        return False
+    return bool(_COORDINATED.match(between)) or not between.strip() and len(text[: first.end()].split()) - 1 in commas
 
 
 def _entry_trigger(entry: dict, clause: Clause, lex: Lexicon, named_in: str) -> Trigger:

@@ -147,6 +147,10 @@ RULES = [
      bash("git commit --amend --no-edit", "git push --force origin feat", "git push -f"),
      bash("git commit -m x", "git push origin feat")),
     ("Never force push; amend your commit instead.", "prose:force-push", bash("git push --force"), bash("git commit --amend")),
+    # a comma joins them too (the clause's words leave it out; the clause keeps where it stood)
+    ("Never rebase, amend or force-push", "prose:force-push",
+     bash("git rebase master", "git commit --amend --no-edit", "git push --force origin feat"), bash("git merge main", "git commit -m x")),
+    ("Never squash merge PRs.", "prose:squash", bash("gh pr merge 12 --squash"), bash("gh pr merge 12 --merge")),  # one operation
     ("Never force push to main or amend pushed commits.", "prose:force-push-branch",
      bash("git push --force origin main"), bash("git commit --amend", "git push --force origin feat")),
     # "use `X` from Y" is that import
