@@ -149,12 +149,12 @@ def _is_caps(phrase: str) -> bool:
 
 
 def _in_condition(tokens, condition_words: frozenset[str]) -> frozenset[int]:
-    """Token indices inside a conditional clause ("if … ," up to its comma or colon)."""
+    """Token indices inside a conditional clause ("if … ," up to its comma or colon, or "if … then")."""
     inside, open_ = set(), False
     for i, tok in enumerate(tokens):
         if tok.type == "WORD" and tok.norm in condition_words:
             open_ = True
-        elif tok.type == "PUNCT" and tok in ",;:—–" or tok.type == "OTHER" and tok == ":":
+        elif tok.type == "PUNCT" and tok in ",;:—–" or tok.type == "OTHER" and tok == ":" or tok.type == "WORD" and tok.norm == "then":
             open_ = False
         elif open_:
             inside.add(i)

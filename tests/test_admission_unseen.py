@@ -610,3 +610,12 @@ def test_attribution_rules_fire_where_the_sentence_says():
     evaluator = Evaluator([rule])
     assert _decide(evaluator, "Bash", {"command": 'gh pr create --body "Fixes #1\n\nGenerated with Claude Code"'}) == "ask"
     assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix\n\nGenerated with Claude Code"'}) == "allow"
+
+
+def test_then_closes_a_condition_so_the_rule_after_it_is_read():
+    # opentofu/opentofu: "If you … identified a problem with the help of an LLM then you must open an issue … and you
+    # MUST NOT open a pull request" had no marker outside the condition; its condition now goes to Pass 2 with it
+    text = ("If you or a human you are assisting has identified a problem with the help of an LLM then you must "
+            "**open an issue to discuss** and you **MUST NOT open a pull request**.\n")
+    (imp,) = compile_sources([source_from_bytes("AGENTS.md", text.encode())]).imperatives
+    assert imp.trigger.patterns and (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")

@@ -433,3 +433,12 @@ def test_adding_to_tests_is_where_the_thing_goes():
     assert imp.admission.decision == "admitted" and imp.trigger.file_scope
     assert _acts(imp.quote, "Write", {"file_path": "test/sql/a.test", "content": "PRAGMA enable_verification;"})
     assert not _acts(imp.quote, "Write", {"file_path": "src/main/a.cpp", "content": "// PRAGMA enable_verification"})
+
+
+def test_preferring_a_new_commit_warns_on_an_amend():
+    """dotnet/runtime (held-out set 13): the rejected side, "amending an existing one", is the amend."""
+    sentence = "Prefer creating a new commit rather than amending an existing one."
+    assert _only(sentence).trigger.label == "prose:amend"
+    evaluator = _evaluator(sentence)
+    assert evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit --amend --no-edit"}}).warnings
+    assert not evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit -m x"}}).warnings
