@@ -535,6 +535,13 @@ def _narrow(clause: Clause, text: str, scope: list[str] | None) -> None:
         clause.file_scope.extend(g for g in scope if g not in clause.file_scope)
 
 
+def _antecedent(tokens, lexicon) -> str:
+    """The last plural noun before the rule word, which "ones" after it stands for ("" when there is none)."""
+    plurals = [t.norm for t in tokens if t.type == "WORD" and len(t.norm) > 3 and t.norm.endswith("s")
+               and t.norm not in lexicon.verbs and t.norm not in lexicon.clause_words["subject_verbs"]]
+    return plurals[-1] if plurals else ""
+
+
 def _commas(tokens) -> frozenset[int]:
     """The positions, among the word, code and path tokens, of those a comma follows."""
     words, after = 0, set()
@@ -595,6 +602,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 break
     clause.scope_text = " ".join(t.norm for t in tokens[own[0] : own[1]] if t.type in ("WORD", "CODE", "PATH"))
     clause.commas = _commas(tokens[own[0] : own[1]])
+    if " ones" in f" {clause.scope_text} " and (antecedent := _antecedent(tokens[: own[0]], lexicon)):
+        # "Legacy enums exist but don't add new ones": the plural the sentence named before its rule word
+        clause.scope_text = re.sub(r"\bones\b", antecedent, clause.scope_text)
     polarity = load_ladder().classes[governing.marker_class].polarity
     passive = _passive_verb(tokens[own[0] : own[1]], lexicon) if polarity == "negative" else ""
     subject: list[ClauseObject] = []

@@ -442,3 +442,11 @@ def test_preferring_a_new_commit_warns_on_an_amend():
     evaluator = _evaluator(sentence)
     assert evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit --amend --no-edit"}}).warnings
     assert not evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit -m x"}}).warnings
+
+
+def test_ones_stands_for_the_plural_named_before_the_rule_word():
+    """bitwarden/clients: "Legacy enums exist but don't add new ones" is a new enum declaration."""
+    sentence = "Legacy enums exist but don't add new ones"
+    assert _only(sentence).trigger.label == "prose:typescript-enums"
+    assert _acts(sentence, "Write", {"file_path": "a.ts", "content": "export enum CipherType {"})
+    assert not _acts(sentence, "Write", {"file_path": "a.ts", "content": "export const CipherType = Object.freeze({"})
