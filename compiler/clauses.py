@@ -451,6 +451,8 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                 continue
         elif tok == ":" and i + 1 < len(part) and part[i + 1].type == "WORD" and part[i + 1][:1].isupper():
             bucket = parts.asides  # "NEVER use code regions: If complexity suggests …, refactor": an explanation
+        elif tok == ":" and bucket is parts.rejected:
+            bucket = parts.asides  # "Use Maven Wrapper, not system Maven: `./mvnw`": the colon names the recommended one
         elif tok.type == "WORD" and bucket is not parts.examples and bucket is not parts.asides:
             word = tok.norm
             if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm in words["not_example"])) \

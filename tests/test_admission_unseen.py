@@ -619,3 +619,15 @@ def test_then_closes_a_condition_so_the_rule_after_it_is_read():
             "**open an issue to discuss** and you **MUST NOT open a pull request**.\n")
     (imp,) = compile_sources([source_from_bytes("AGENTS.md", text.encode())]).imperatives
     assert imp.trigger.patterns and (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+
+
+# Findings of the blind held-out set 14 (files 121-130, measured blind: precision 1/3).
+
+@pytest.mark.parametrize("line", [
+    # keycloak/keycloak (under "## Required toolchain"): the command after the colon is the recommended wrapper
+    "## Required toolchain\n- Use Maven Wrapper, not system Maven: `./mvnw`.",
+    # prometheus/prometheus: a label on a change is metadata, not the content of a file
+    "- A problem that is only reachable through Go library use is not a bug: do not label the change `[BUGFIX]`.",
+])
+def test_a_recommended_command_or_a_label_is_no_rule(line):
+    assert _rules(line + "\n") == []
