@@ -373,6 +373,7 @@ PROSE_EXAMPLES = {
     # lexicon prose id: (sentence, tool, input it must block, input it must not)
     "commit-and-push": ("Never commit and push in a single command.", "Bash", {"command": "git commit -m wip && git push"},
                         {"command": "git commit -m 'then git push'"}),
+    "commit-or-push": ("Never commit or push.", "Bash", {"command": "git push origin dev"}, {"command": "git status"}),
     "commit": ("Never commit.", "Bash", {"command": "git commit -m wip"}, {"command": "git status"}),
     "push": ("Never push.", "Bash", {"command": "git push origin dev"}, {"command": "git stash push"}),
     "push-anything": ("Never push to any remote branch.", "Bash", {"command": "git push origin dev"}, {"command": "git fetch origin dev"}),
