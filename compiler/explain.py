@@ -145,6 +145,9 @@ def _unit_words(unit: Unit) -> str:
     inherited = unit.span.inherited
     if unit.sentence is not None and governing.index >= 0:
         own = f'rule word "{governing.text}" ({what})'
+        if inherited is not None and not inherited.quote and governing.marker_class == inherited.marker.marker_class \
+                and all(m.marker_class != governing.marker_class for m in unit.markers):
+            own += f', graded by its heading\'s "{inherited.marker.text}"'
         if len(unit.markers) > 1:
             own += "; the strongest of " + ", ".join(f'"{m.text}"' for m in unit.markers)
     elif inherited is not None and inherited.quote:

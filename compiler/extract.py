@@ -316,6 +316,15 @@ class _Walk:
             self.units.append(Unit(span, start, start + len(command), None, [], lead.marker, tuple(headings),
                                    objects=[ClauseObject(ClauseObjectKind.CODE, command)]))
 
+    def _graded_by_heading(self, own: Marker, heading: Marker) -> Marker:
+        """"## Never" right over "- Do not edit `Cargo.toml` by hand": a prohibition's own rule word reads its clause,
+        and its own heading's stronger prohibition grades it (the strongest marker decides). A positive heading
+        ("## Mandatory Rules" over a whole section) grades nothing: it would turn every preference into a block."""
+        mine, above = self.ladder.classes[own.marker_class], self.ladder.classes[heading.marker_class]
+        if mine.polarity == above.polarity == "negative" and above.rank < mine.rank:
+            return replace(own, marker_class=heading.marker_class)
+        return own
+
     def _read_span(self, span: Span, headings: list[Heading]) -> Lead | None:
         """Every marked sentence of a span becomes a unit; returns a lead marker if the span introduces a list."""
         new_lead = None
@@ -331,6 +340,9 @@ class _Walk:
             governing = strongest(markers, self.ladder, sentence)
             if governing is None and span.inherited and not _labelled_value(sentence):
                 governing = replace(span.inherited.marker, index=-1)
+            elif governing is not None and headings and headings[-1].polar is not None and span.inherited is not None \
+                    and not span.inherited.quote:
+                governing = self._graded_by_heading(governing, headings[-1].polar)
             if governing is None:
                 continue
             self.recent = (governing, span.block)

@@ -257,6 +257,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         return _import_trigger(names, module, lex) if module and names else None
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
+    if objects and verb in lex.run_verbs and all(_URL.match(o.text) for o in objects):
+        return _url_trigger([o.text for o in objects], lex)  # "do not use the archived `https://…/engine.git` mirror"
     kinds = [(object_kind(o, verb, lex), o) for o in objects]
     if verb in lex.edit_verbs - lex.run_verbs - lex.content_verbs:
         # "Don't edit directly, regenerate with `./bin/brew …`": a command is not what an edit acts on
@@ -429,6 +431,18 @@ def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
     regex = lexicon_regex(r"{git}\s+(?:add|commit)\b[^;&|\n\"']*[\s/](?:" + names + r")(?![\w.-])")
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
                    keywords=["git"], summary="commit " + _slug_words(paths), values=paths)
+
+
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
+
+
+def _url_trigger(urls: list[str], lex: Lexicon) -> Trigger:
+    """"Do not use the archived `https://github.com/flutter/engine.git` mirror": a command that names it (a clone, a
+    remote, a fetch), with or without its `.git` and a trailing slash."""
+    names = any_of([js_escape(u.removesuffix("/").removesuffix(".git")) for u in urls])
+    regex = names + r"(?:\.git)?/?(?![\w./-])"
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
+                   summary=_slug_words(urls), values=urls)
 
 
 def _remove_trigger(paths: list[str], lex: Lexicon) -> Trigger:

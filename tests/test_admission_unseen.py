@@ -631,3 +631,31 @@ def test_then_closes_a_condition_so_the_rule_after_it_is_read():
 ])
 def test_a_recommended_command_or_a_label_is_no_rule(line):
     assert _rules(line + "\n") == []
+
+
+# Findings of the blind held-out set 15 (files 131-140, measured blind: precision 0/3, two of them right but for
+# their action).
+
+def test_a_heading_rule_word_grades_a_weaker_one_of_the_same_polarity():
+    # block/goose: "## Never" over "- Do not edit `Cargo.toml` by hand": the heading's "never" is the strongest marker
+    (rule,) = _rules("## Never\n\n- Do not edit `Cargo.toml` by hand — use `cargo add`.\n")
+    assert rule["action"] == "block"
+    (rule,) = _rules("## Avoid\n\n- Never edit `Cargo.toml` by hand.\n")  # a weaker heading never softens
+    assert rule["action"] == "block"
+    (rule,) = _rules("## Always\n\n- Do not edit `Cargo.toml` by hand.\n")  # another polarity grades nothing
+    assert rule["action"] == "ask"
+    # openai-agents-python: "## Policies & Mandatory Rules" over a whole section does not make a preference a block
+    (rule,) = _rules("## Policies & Mandatory Rules\n\n### Docs\n\n- Prefer `tool` over `function_tool`.\n")
+    assert rule["action"] == "warn"
+    (rule,) = _rules("## Never\n\n### Files\n\n- Do not edit `Cargo.toml` by hand.\n")  # only its own heading grades it
+    assert rule["action"] == "ask"
+
+
+def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
+    # flutter/flutter: the archived mirror was a content rule on writing the URL; the clone was allowed
+    (rule,) = _rules("- Do not use the archived `https://github.com/flutter/engine.git` mirror.\n")
+    evaluator = Evaluator([rule])
+    for command in ("git clone https://github.com/flutter/engine.git", "git remote add engine https://github.com/flutter/engine"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("git clone https://github.com/flutter/flutter.git", "gclient sync"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
