@@ -132,6 +132,13 @@ def _source(imp, source, data: _Data):
     return None
 
 
+def _pattern_fires(patterns, text: str) -> bool:
+    """A trigger's patterns on one text as the evaluator reads them: a positive one matches and no negated one does."""
+    def hit(p) -> bool:
+        return re.search(p.regex, text, re.IGNORECASE if "i" in p.flags else 0) is not None
+    return any(hit(p) for p in patterns if not p.negate) and not any(hit(p) for p in patterns if p.negate)
+
+
 def _polarity(imp, source, data: _Data):
     clause, values = imp.clause, imp.rule_trigger.values
     split = data.preference_split.search(imp.quote) if clause.instead_of else None
@@ -139,13 +146,21 @@ def _polarity(imp, source, data: _Data):
     if recommended_side:
         return (f"it would trigger on {_codes(sorted(recommended_side))}, which also stands in the form the sentence "
                 "recommends"), None
+    allowed = next((v for v in values if re.search(rf"\b(?:though|although|but)\s+`{re.escape(v)}`\s+is\s+(?:allowed|fine|ok|okay|"
+                                                    rf"acceptable|permitted)\b", imp.quote, re.IGNORECASE)), None)
+    if allowed:  # "Prefer explicit typing over `any` (though `any` is allowed when needed)"
+        return f"the sentence also says `{allowed}` is allowed, so when to use it is a judgement", None
     # the clause that gave the trigger has its own marker (the sentence's strongest grades the action)
     if load_ladder().classes[clause.marker_class].polarity == "positive":
         asked = set(values) & set(_texts(clause.objects))
         if asked:
             return f"it would trigger on {_codes(sorted(asked))}, which the sentence asks for", None
         return None
-    recommended = set(values) & set(_texts(clause.alternatives))
+    # "use `vi.waitFor` instead" of `waitFor`: the recommended code is written with the forbidden name in it (a
+    # recommended command is often a fragment, `cargo update --precise`, so only code is read this way)
+    recommended = set(values) & set(_texts(clause.alternatives)) or {
+        a for a in _texts(clause.alternatives)
+        if tool_kind(imp.rule_trigger) == "content" and _pattern_fires(imp.rule_trigger.patterns, a)}
     if recommended:
         return f"it would trigger on {_codes(sorted(recommended))}, which the sentence recommends", None
     first = imp.quote.lstrip("-*+>#0123456789.) ").split(" ", 1)[0].lower()

@@ -331,14 +331,16 @@ class _Walk:
         if _BAD_EXAMPLE.search(span.text.lstrip()[:12]):
             return None
         sentences = split_sentences(span.text, None if span.inherited else self.ladder.may_have_marker)
-        for sentence in sentences:
+        for n, sentence in enumerate(sentences):
             markers = find_markers(sentence, self.ladder)
             if (markers or span.inherited) and (run_on := _run_on(sentence, markers)):  # (an inherited item too)
                 self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, None, tuple(headings),
                                        role="run-on", why=run_on))
                 continue
             governing = strongest(markers, self.ladder, sentence)
-            if governing is None and span.inherited and not _labelled_value(sentence):
+            if governing is None and span.inherited and not _labelled_value(sentence) and (n == 0 or span.inherited.quote):
+                # (under a "## Do NOT" heading only an item's first sentence is the banned thing: "Mix up linter
+                # configs. Root Python is ruff at line length 120, …" explains it)
                 governing = replace(span.inherited.marker, index=-1)
             elif governing is not None and headings and headings[-1].polar is not None and span.inherited is not None \
                     and not span.inherited.quote:

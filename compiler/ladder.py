@@ -35,6 +35,7 @@ class Ladder:
     modals_before_to: frozenset[str]
     descriptive_subjects: frozenset[str]
     relative_pronouns: frozenset[str]
+    copulas: frozenset[str]
     condition_words: frozenset[str]
 
     def may_have_marker(self, text: str) -> bool:
@@ -48,6 +49,8 @@ class Ladder:
         if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to):
             return True
         if before in self.relative_pronouns and self.classes[cls].polarity == "positive":
+            return True
+        if words[i] == "always" and before in self.copulas:
             return True
         return words[i] == "never" and before in self.descriptive_subjects
 
@@ -142,5 +145,6 @@ def load_ladder() -> Ladder:
         modals_before_to=frozenset(data["modals_before_to"]),
         descriptive_subjects=frozenset(data["descriptive_subjects"]),
         relative_pronouns=frozenset(data["relative_pronouns"]),
+        copulas=frozenset(data["copulas"]),
         condition_words=frozenset(data["condition_words"]),
     )

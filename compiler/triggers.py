@@ -254,6 +254,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         module = _import_source(clause, objects, lex)
         names = [o.text for o in objects if o.text != module]
+        if module and not names and verb.startswith("import") and any(o.text == module for o in objects):
+            return _module_trigger(module, lex)  # "NEVER import from `@trpc/*/src`": any import from there
         return _import_trigger(names, module, lex) if module and names else None
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
@@ -457,8 +459,8 @@ def _remove_trigger(paths: list[str], lex: Lexicon) -> Trigger:
                    summary="delete " + _slug_words(paths), values=paths)
 
 
-_IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./-]*)`?")
-_USE_FROM = re.compile(r"\bfrom\s+`?[@\w][\w@./-]*`?$")
+_IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./*-]*)`?")
+_USE_FROM = re.compile(r"\bfrom\s+`?[@\w][\w@./*-]*`?$")
 
 
 def _import_source(clause: Clause, objects, lex: Lexicon) -> str:
@@ -479,6 +481,16 @@ def _import_trigger(names: list[str], module: str, lex: Lexicon) -> Trigger:
     patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=_slug_words([*names, module]),
                    values=names)
+
+
+def _module_trigger(module: str, lex: Lexicon) -> Trigger:
+    """"Never import from `@trpc/*/src`": an import of anything from that module or below it (`from`, `import`,
+    `require` and `import()` with the module quoted); a `*` stands for one path segment."""
+    source = js_escape(module).replace(r"\*", r"[^\"'/\s]+") + r"(?=[/\"'])[^\"'\s]*[\"']"
+    regex = r"\b(?:from|import)\s*\(?\s*[\"']" + source + r"|\brequire\(\s*[\"']" + source
+    patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
+    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="import from " + _slug_words([module]),
+                   values=[module])
 
 
 def _mock_trigger(modules: list[str], lex: Lexicon) -> Trigger:

@@ -659,3 +659,29 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
         assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
     for command in ("git clone https://github.com/flutter/flutter.git", "gclient sync"):
         assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+# Findings of the blind held-out set 11 (files 091-100, measured once, blind, on the session's final compiler:
+# precision 6/15), read afterwards.
+
+@pytest.mark.parametrize("text", [
+    # pulumi/pulumi, mem0ai/mem0: under a "## Forbidden actions" / "## Do NOT" heading, an item's later sentence explains it
+    "## Forbidden actions\n\n- Do not edit other generated files by hand. Some tests use golden files updated with `PULUMI_ACCEPT=1`.\n",
+    "## Do NOT\n\n- Mix up linter configs. Root Python is ruff at line length **120**, `cli/python/` is ruff at **100**.\n",
+    # yamadashy/repomix: "is always better than" describes
+    "**A clean conventional commit subject with no action lines is always better than fabricated context.**\n",
+    # trpc/trpc: the recommended `vi.waitFor` is written with the forbidden name in it; "though `any` is allowed"
+    "- **NEVER** use `waitFor` from Testing Library - use `vi.waitFor` instead\n",
+    "- Prefer explicit typing over `any` (though `any` is allowed when needed)\n",
+])
+def test_set_11_lines_that_make_no_rule(text):
+    assert _rules(text) == []
+
+
+def test_importing_from_a_module_glob_is_any_import_from_below_it():
+    # trpc/trpc: "**NEVER** import from `@trpc/*/src`" was an import of no name from the module "@trpc/"
+    (rule,) = _rules("- **NEVER** import from `@trpc/*/src` - remove the `/src` part\n")
+    evaluator = Evaluator([rule])
+    for code in ("import { TRPCError } from '@trpc/server/src';", "import { httpLink } from '@trpc/client/src/links/httpLink';"):
+        assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": code}) == "block", code
+    assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "import { TRPCError } from '@trpc/server';"}) == "allow"
