@@ -591,18 +591,8 @@ def test_a_name_of_a_form_or_of_some_tests_is_no_literal_rule(line):
     assert _rules(line + "\n") == []
 
 
-# Findings of the blind held-out set 13 (files 111-120, measured blind: precision 8/10, both wrong rules warns).
-
-@pytest.mark.parametrize("line", [
-    # maybe-finance/maybe: an example of the rejected side ("something … such as `X`") is not what it rejects
-    "We prefer this over something more service-like such as `AccountSeries.new(account).call`.",
-    # dotnet/runtime: "multiple duplicative `[Fact]` methods" are some uses of `[Fact]`, judged by the agent
-    "When writing tests, prefer using `[Theory]` with multiple data sources (like `[InlineData]`) over multiple duplicative `[Fact]` methods.",
-    "- Avoid unnecessary `useEffect` calls.",
-])
-def test_an_example_or_a_judged_use_of_a_name_is_no_trigger(line):
-    assert _rules(line + "\n") == []
-
+# Findings of the blind held-out set 13 (files 111-120, measured blind: precision 8/10, both wrong rules warns); the
+# lines that make no rule are in the list of set 11 below.
 
 def test_attribution_rules_fire_where_the_sentence_says():
     # BerriAI/litellm: "… to PR descriptions or comments" is about pull requests, not commit messages
@@ -621,16 +611,7 @@ def test_then_closes_a_condition_so_the_rule_after_it_is_read():
     assert imp.trigger.patterns and (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
 
 
-# Findings of the blind held-out set 14 (files 121-130, measured blind: precision 1/3).
-
-@pytest.mark.parametrize("line", [
-    # keycloak/keycloak (under "## Required toolchain"): the command after the colon is the recommended wrapper
-    "## Required toolchain\n- Use Maven Wrapper, not system Maven: `./mvnw`.",
-    # prometheus/prometheus: a label on a change is metadata, not the content of a file
-    "- A problem that is only reachable through Go library use is not a bug: do not label the change `[BUGFIX]`.",
-])
-def test_a_recommended_command_or_a_label_is_no_rule(line):
-    assert _rules(line + "\n") == []
+# Findings of the blind held-out set 14 (files 121-130, measured blind: precision 1/3): in the list below.
 
 
 # Findings of the blind held-out set 15 (files 131-140, measured blind: precision 0/3, two of them right but for
@@ -665,7 +646,16 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
 # precision 6/15), read afterwards.
 
 @pytest.mark.parametrize("text", [
-    # pulumi/pulumi, mem0ai/mem0: under a "## Forbidden actions" / "## Do NOT" heading, an item's later sentence explains it
+    # set 13, maybe-finance/maybe: an example of the rejected side ("something … such as `X`") is not what it rejects
+    "We prefer this over something more service-like such as `AccountSeries.new(account).call`.\n",
+    # set 13, dotnet/runtime: "multiple duplicative `[Fact]` methods" are some uses of `[Fact]`, judged by the agent
+    "When writing tests, prefer using `[Theory]` with multiple data sources (like `[InlineData]`) over multiple duplicative `[Fact]` methods.\n",
+    "- Avoid unnecessary `useEffect` calls.\n",
+    # set 14, keycloak/keycloak (under "## Required toolchain"): the command after the colon is the recommended wrapper
+    "## Required toolchain\n- Use Maven Wrapper, not system Maven: `./mvnw`.\n",
+    # set 14, prometheus/prometheus: a label on a change is metadata, not the content of a file
+    "- A problem that is only reachable through Go library use is not a bug: do not label the change `[BUGFIX]`.\n",
+    # set 11, pulumi/pulumi, mem0ai/mem0: under a "## Forbidden actions" / "## Do NOT" heading, an item's later sentence explains it
     "## Forbidden actions\n\n- Do not edit other generated files by hand. Some tests use golden files updated with `PULUMI_ACCEPT=1`.\n",
     "## Do NOT\n\n- Mix up linter configs. Root Python is ruff at line length **120**, `cli/python/` is ruff at **100**.\n",
     # yamadashy/repomix: "is always better than" describes
@@ -674,7 +664,7 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
     "- **NEVER** use `waitFor` from Testing Library - use `vi.waitFor` instead\n",
     "- Prefer explicit typing over `any` (though `any` is allowed when needed)\n",
 ])
-def test_set_11_lines_that_make_no_rule(text):
+def test_unseen_lines_that_make_no_rule(text):
     assert _rules(text) == []
 
 
