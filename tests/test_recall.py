@@ -150,6 +150,8 @@ RULES = [
     # a comma joins them too (the clause's words leave it out; the clause keeps where it stood)
     ("Never rebase, amend or force-push", "prose:force-push",
      bash("git rebase master", "git commit --amend --no-edit", "git push --force origin feat"), bash("git merge main", "git commit -m x")),
+    ("You are not allowed to use `--no-verify` when making a commit or push.", "prose:skip-hooks",  # vercel/turborepo
+     bash("git commit --no-verify -m x", "git push --no-verify"), bash("git commit -m x")),
     ("Never commit or push.", "prose:commit-or-push", bash("git commit -m x", "git push origin dev"), bash("git status", "git stash push")),
     ("Don't commit, push your changes.", "prose:commit-or-push", bash("git commit -am x"), bash("git log")),
     ("Never squash merge PRs.", "prose:squash", bash("gh pr merge 12 --squash"), bash("gh pr merge 12 --merge")),  # one operation
