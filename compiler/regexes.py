@@ -251,7 +251,8 @@ def _one_glob(glob: str) -> str:
     prefix = "^/" if from_root else ("" if anywhere and body.startswith(".*") else "(?:^|/)")
     if is_dir or body.endswith(".*"):
         return prefix + body
-    is_file = any(c in glob for c in "*?[") or "." in glob.rsplit("/", 1)[-1].lstrip(".")
+    last = glob.rsplit("/", 1)[-1]  # (`packages/*/src` names folders: only its last part says whether it is a file)
+    is_file = any(c in last for c in "*?[") or "." in last.lstrip(".")
     return prefix + body + ("$" if is_file else "(?:/|$)")
 
 

@@ -252,10 +252,13 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
                     and all(object_kind(o, verb, lex) == "content" for o in objects)):
         # "import `X` from Y" forbids that import only; "from a barrel file" names no module. "use `expect` from
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
+        if verb.startswith("import") and re.search(r"\bimport\s+from\s", clause.scope_text):
+            # "NEVER import from `@trpc/*/src`", "must not import from `vitest` or `vitest/node`": every object is a module
+            modules = _module_trigger([o.text for o in objects], lex)
+            modules.file_scope = scope_regex(clause.file_scope) if clause.file_scope else ""
+            return modules
         module = _import_source(clause, objects, lex)
         names = [o.text for o in objects if o.text != module]
-        if module and not names and verb.startswith("import") and any(o.text == module for o in objects):
-            return _module_trigger(module, lex)  # "NEVER import from `@trpc/*/src`": any import from there
         return _import_trigger(names, module, lex) if module and names else None
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
@@ -483,14 +486,15 @@ def _import_trigger(names: list[str], module: str, lex: Lexicon) -> Trigger:
                    values=names)
 
 
-def _module_trigger(module: str, lex: Lexicon) -> Trigger:
-    """"Never import from `@trpc/*/src`": an import of anything from that module or below it (`from`, `import`,
+def _module_trigger(modules: list[str], lex: Lexicon) -> Trigger:
+    """"Never import from `@trpc/*/src`": an import of anything from those modules or below them (`from`, `import`,
     `require` and `import()` with the module quoted); a `*` stands for one path segment."""
-    source = js_escape(module).replace(r"\*", r"[^\"'/\s]+") + r"(?=[/\"'])[^\"'\s]*[\"']"
+    named = any_of([js_escape(m).replace(r"\*", r"[^\"'/\s]+") for m in modules])
+    source = named + r"(?=[/\"'])[^\"'\s]*[\"']"
     regex = r"\b(?:from|import)\s*\(?\s*[\"']" + source + r"|\brequire\(\s*[\"']" + source
     patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
-    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="import from " + _slug_words([module]),
-                   values=[module])
+    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="import from " + _slug_words(modules),
+                   values=modules)
 
 
 def _mock_trigger(modules: list[str], lex: Lexicon) -> Trigger:
@@ -526,8 +530,13 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     positive = polarity == "positive"
     if positive and not clause.rejected:
         return None
-    # an entry reads words, so code spans are unquoted ("bare `except`" is a bare except)
+    # an entry reads words, so code spans are unquoted ("bare `except`" is a bare except); examples are not what the
+    # clause names ("unix-only commands like `rm -rf`" is no deletion), while a parenthesis may restate it
+    # ("pipe a remote script into a shell (`curl ... | bash`)")
     scope_text, rejected = clause.scope_text.replace("`", ""), clause.rejected.replace("`", "")
+    for example in clause.examples:
+        if example.text.strip("`"):
+            scope_text = re.sub(rf"(?<![\w-]){re.escape(example.text.strip('`').lower())}(?![\w-])", " ", scope_text)
     text = f"{scope_text} {rejected}" if positive else scope_text
     named_in = rejected if positive else scope_text
     found: list[tuple[dict, re.Match]] = []

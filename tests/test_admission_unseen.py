@@ -675,3 +675,15 @@ def test_importing_from_a_module_glob_is_any_import_from_below_it():
     for code in ("import { TRPCError } from '@trpc/server/src';", "import { httpLink } from '@trpc/client/src/links/httpLink';"):
         assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": code}) == "block", code
     assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "import { TRPCError } from '@trpc/server';"}) == "allow"
+
+
+def test_examples_feed_no_prose_entry_and_import_from_lists_modules():
+    # vitest-dev/vitest (set 11): "unix-only commands like `rm -rf` … in package.json scripts" is no ban on deleting files
+    assert _rules("- Never use unix-only commands like `rm -rf` or `cp -r` in package.json scripts; use a node script.\n") == []
+    # "Source in `packages/*/src` must not import from `vitest` or `vitest/node`": both are modules, in those folders
+    (rule,) = _rules("- Source in `packages/*/src` must not import from `vitest` or `vitest/node`, even type-only.\n")
+    evaluator = Evaluator([rule])
+    for code in ("import type { TestProject } from 'vitest/node'", "import { expect } from 'vitest'"):
+        assert _decide(evaluator, "Write", {"file_path": "packages/vitest/src/a.ts", "content": code}) == "block", code
+    assert _decide(evaluator, "Write", {"file_path": "packages/vitest/test/a.test.ts", "content": "import { expect } from 'vitest'"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "packages/vitest/src/a.ts", "content": "import { x } from '@vitest/utils'"}) == "allow"
