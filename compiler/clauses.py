@@ -166,7 +166,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
     ladder = ladder or load_ladder()
     positions = [i for i, t in enumerate(sentence.tokens) if t.type == "WORD"]
     words = [sentence.tokens[i].norm for i in positions]
-    conditional = _in_condition(sentence.tokens, ladder.condition_words)
+    conditional = _in_condition(sentence.tokens, ladder.condition_words) | _in_example(sentence.tokens)
     found: list[tuple[int, int, str]] = []  # (word index, length, class)
     i = 0
     while i < len(words):
@@ -200,6 +200,22 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
                 cls = "block-direct" if negative else "block-positive"
             markers.insert(0, Marker(header, cls, True, 0))
     return markers
+
+
+def _in_example(tokens) -> frozenset[int]:
+    """Token indices inside a parenthesis that opens with an example ("(e.g., avoid `firestore_list_collections`)"):
+    a rule word there is part of the example, not a rule of its own."""
+    inside, depth, example = set(), 0, False
+    for i, tok in enumerate(tokens):
+        if tok == "(":
+            depth += 1
+            example = example or (depth == 1 and i + 1 < len(tokens) and tokens[i + 1].norm in ("e.g", "eg", "for"))
+        elif tok == ")":
+            depth = max(depth - 1, 0)
+            example = example and depth > 0
+        elif example:
+            inside.add(i)
+    return frozenset(inside)
 
 
 def _clause_starts(sentence: Sentence) -> list[int]:

@@ -655,6 +655,8 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
     "## Required toolchain\n- Use Maven Wrapper, not system Maven: `./mvnw`.\n",
     # set 14, prometheus/prometheus: a label on a change is metadata, not the content of a file
     "- A problem that is only reachable through Go library use is not a bug: do not label the change `[BUGFIX]`.\n",
+    # set 16, googleapis/genai-toolbox: a rule word inside an example parenthesis is part of the example
+    "- Do *not* include the product name (e.g., avoid `firestore_list_collections`).\n",
     # set 11, pulumi/pulumi, mem0ai/mem0: under a "## Forbidden actions" / "## Do NOT" heading, an item's later sentence explains it
     "## Forbidden actions\n\n- Do not edit other generated files by hand. Some tests use golden files updated with `PULUMI_ACCEPT=1`.\n",
     "## Do NOT\n\n- Mix up linter configs. Root Python is ruff at line length **120**, `cli/python/` is ruff at **100**.\n",
