@@ -367,18 +367,6 @@ def test_a_rule_word_inside_a_lead_lines_parenthesis_hands_nothing_to_its_list()
     assert guardrules.emit(ir)["rules"] == []
 
 
-@pytest.mark.parametrize("line", [
-    "- **Auth token comparisons must use `hmac.compare_digest`** — never compare auth tokens with `==` or `!=`.",  # operators
-    "- Do not refactor this to use the generic `read_configuration()` helper — the cache isolation is the desired behavior.",
-    "- Do not assume `force=True` skips all orchestration rules.",
-    "- Never return ORM model fields directly from `api/concurrency_limits_v2.py` — use the helper.",  # where from
-    "- Never create, modify, rename, or delete a log, rerun list, result file, source file, or PID file.",  # some files only
-])
-def test_prefect_and_agents_js_lines_give_no_hook_rule(line):
-    # PrefectHQ/prefect src/prefect/server/AGENTS.md and openai-agents-js's read-only skill
-    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())]))["rules"] == []
-
-
 def test_a_role_phrase_narrows_the_rule():
     # PrefectHQ/prefect integration-tests: `asyncio.sleep()` is forbidden only "as a substitute for `_wait_for()`"
     imp, _ = _compiled("- Don't use fixed `asyncio.sleep()` delays as a substitute for `_wait_for()` — they either wait too long or flake.")
@@ -386,16 +374,6 @@ def test_a_role_phrase_narrows_the_rule():
 
 
 # Findings of the blind held-out set 7 (files 051-060, measured blind at precision 6/12 before these fixes).
-
-@pytest.mark.parametrize("line", [
-    '- Never use `pytest` commands or the like as "Screenshots / Proof of Fix".',  # a role: "as …" after the object
-    "- Do not create a branch prefixed with claude/ and generally do not have / in your branch names",  # branch names
-    "- Put permission checks in `page.tsx`, never in `layout.tsx`",  # where something goes
-])
-def test_litellm_and_calcom_lines_give_no_hook_rule(line):
-    # BerriAI/litellm CLAUDE.md, calcom/cal.com AGENTS.md
-    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())]))["rules"] == []
-
 
 def test_as_with_a_subject_is_still_an_explanation():
     _, evaluator = _compiled("- Never run `rm -rf /` as it wipes the machine.")
@@ -480,12 +458,6 @@ def test_a_tests_scope_comes_from_a_heading_about_tests_alone():
     assert imp.trigger.file_scope
 
 
-@pytest.mark.parametrize("line", [
-    "- Keep noise low: Don’t add unrelated dependencies, files, or formatting changes.",  # immich: which ones is a judgement
-    "- Example: avoid `let _ = client.request(...).await?;` - use `client.request(...).await?;` instead",  # zed: a shape
-])
-def test_immich_and_zed_lines_give_no_hook_rule(line):
-    assert guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())]))["rules"] == []
 
 
 # Findings of the blind held-out set 10 (files 081-090, measured blind: precision 3/7, three of the four wrong
@@ -655,6 +627,19 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
     "## Required toolchain\n- Use Maven Wrapper, not system Maven: `./mvnw`.\n",
     # set 14, prometheus/prometheus: a label on a change is metadata, not the content of a file
     "- A problem that is only reachable through Go library use is not a bug: do not label the change `[BUGFIX]`.\n",
+    # set 6, PrefectHQ/prefect src/prefect/server/AGENTS.md and openai-agents-js's read-only skill
+    "- **Auth token comparisons must use `hmac.compare_digest`** — never compare auth tokens with `==` or `!=`.\n",  # operators
+    "- Do not refactor this to use the generic `read_configuration()` helper — the cache isolation is the desired behavior.\n",
+    "- Do not assume `force=True` skips all orchestration rules.\n",
+    "- Never return ORM model fields directly from `api/concurrency_limits_v2.py` — use the helper.\n",  # where from
+    "- Never create, modify, rename, or delete a log, rerun list, result file, source file, or PID file.\n",  # some files only
+    # set 7, BerriAI/litellm CLAUDE.md, calcom/cal.com AGENTS.md
+    '- Never use `pytest` commands or the like as "Screenshots / Proof of Fix".\n',  # a role: "as …" after the object
+    "- Do not create a branch prefixed with claude/ and generally do not have / in your branch names\n",  # branch names
+    "- Put permission checks in `page.tsx`, never in `layout.tsx`\n",  # where something goes
+    # set 9, immich-app/immich (which ones is a judgement) and zed-industries/zed (a shape)
+    "- Keep noise low: Don’t add unrelated dependencies, files, or formatting changes.\n",
+    "- Example: avoid `let _ = client.request(...).await?;` - use `client.request(...).await?;` instead\n",
     # set 16, googleapis/genai-toolbox: a rule word inside an example parenthesis is part of the example
     "- Do *not* include the product name (e.g., avoid `firestore_list_collections`).\n",
     # set 11, pulumi/pulumi, mem0ai/mem0: under a "## Forbidden actions" / "## Do NOT" heading, an item's later sentence explains it
