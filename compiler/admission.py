@@ -48,7 +48,6 @@ class _Data:
     not_paths: tuple[re.Pattern, ...]
     shell_token: re.Pattern
     preference_split: re.Pattern
-    person_exception: re.Pattern
     only_if_person: re.Pattern
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
@@ -74,7 +73,6 @@ def load_admission() -> _Data:
         not_paths=tuple(re.compile(p) for p in data["not_paths"]),
         shell_token=re.compile(data["shell_tokens"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
-        person_exception=re.compile(data["person_exception"], re.IGNORECASE),
         only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
@@ -404,7 +402,7 @@ def _asks(imp, source) -> str:
     if not condition and source is not None:
         paragraph = " ".join(source.text.split("\n")[imp.lines[0] - 1 : imp.lines[-1]])
         condition = found.group(0) if (found := data.only_if_person.search(paragraph)) else ""
-    if imp.action != "block" or not data.person_exception.search(condition):
+    if imp.action != "block" or not load_lexicon().qualifiers["person"].search(condition):
         return ""
     imp.action = Action.ASK
     imp.reasons.append(f"'{condition}' leaves the exception to a person -> ask instead of block")

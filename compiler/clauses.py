@@ -529,6 +529,14 @@ def _read_qualifier(clause: Clause, tokens, lexicon) -> None:
     text = _qualifier_text(tokens)
     if not text:
         return
+    if tokens[0].norm == "without" and lexicon.qualifiers["person"].search(text):
+        # "Never push without asking": a person's exception, as "unless asked" is; it and what follows it ("to do
+        # so") are no part of what is forbidden
+        clause.condition = clause.condition or text
+        words = " ".join(t.norm for t in tokens if t.type in ("WORD", "CODE", "PATH"))
+        if (at := clause.scope_text.find(f" {words}")) > 0:
+            clause.scope_text = clause.scope_text[:at]
+        return
     _narrow(clause, text, lexicon.qualifier_scope(text, [o for o in map(_object, tokens) if o]))
 
 

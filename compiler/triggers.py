@@ -144,6 +144,7 @@ def load_lexicon() -> Lexicon:
             "scopes": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"])} for e in data["qualifiers"]["scopes"]),
             "paths": re.compile(data["qualifiers"]["paths"]),
             "folders": re.compile(data["qualifiers"]["folders"]),
+            "person": re.compile(data["qualifiers"]["person"], re.IGNORECASE),
             "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"]),
                                "own_or_title_heading_only": e.get("own_or_title_heading_only", False)}
                               for e in data["qualifiers"]["sections"]),

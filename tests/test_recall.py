@@ -255,6 +255,26 @@ def test_leaving_the_commit_to_the_user_asks_before_each_commit():
     assert _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "git commit -m fix"}}).decision == "ask"
 
 
+@pytest.mark.parametrize("sentence, command", [
+    ("Never commit or push without asking.", "git push origin feat"),
+    ("Never make any commits or pushes without first requesting.", "git commit -m fix"),  # nushell AGENTS.md (held-out)
+    ("Never run `git push` without explicit user approval.", "git push"),
+    ("Never commit without explicit instructions to do so.", "git commit -am wip"),
+])
+def test_without_a_person_s_leave_asks_before_each_call(sentence, command):
+    """"without asking", "without explicit approval": the exception is a person's, as in "unless asked"; it
+    neither narrows what is forbidden nor leaves the rule to Pass 2."""
+    imp = _only(sentence)
+    assert imp.action == "ask" and imp.clause.condition.startswith("without") and not imp.clause.qualifiers
+    assert _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": command}}).decision == "ask"
+    assert _evaluator(sentence).evaluate({"tool_name": "Bash", "tool_input": {"command": "git status"}}).decision == "allow"
+
+
+@pytest.mark.parametrize("sentence", ["Never push without running the tests first.", "Never merge without a green build."])
+def test_without_anything_but_a_person_s_leave_still_narrows(sentence):
+    assert not guardrules.emit(_compiled(sentence))["rules"]
+
+
 def test_an_amended_commit_is_ordinary_work_when_the_sentence_says_pushed():
     """The honest outcome for "Never amend a pushed commit": no rule blocks `git commit --amend`."""
     evaluator = _evaluator("Never amend a pushed commit.")
