@@ -151,7 +151,8 @@ RULES = [
     ("Never rebase, amend or force-push", "prose:force-push",
      bash("git rebase master", "git commit --amend --no-edit", "git push --force origin feat"), bash("git merge main", "git commit -m x")),
     ("You are not allowed to use `--no-verify` when making a commit or push.", "prose:skip-hooks",  # vercel/turborepo
-     bash("git commit --no-verify -m x", "git push --no-verify"), bash("git commit -m x")),
+     bash("git commit --no-verify -m x", "git push --no-verify", "git commit -n -m x", "git commit -anm x"),
+     bash("git commit -m x", "git push -n origin main", 'git commit -m "add the -n flag"', "git commit --amend --no-edit")),
     ("Never commit or push.", "prose:commit-or-push", bash("git commit -m x", "git push origin dev"), bash("git status", "git stash push")),
     ("Don't commit, push your changes.", "prose:commit-or-push", bash("git commit -am x"), bash("git log")),
     ("Never squash merge PRs.", "prose:squash", bash("gh pr merge 12 --squash"), bash("gh pr merge 12 --merge")),  # one operation
