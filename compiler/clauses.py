@@ -579,6 +579,15 @@ def _commas(tokens) -> frozenset[int]:
     return frozenset(after)
 
 
+def lead_verb(sentence: Sentence, governing: Marker, lexicon) -> str:
+    """The verb a lead line's rule word governs, which its list items take ("must NOT be committed:" -> commit), or ""."""
+    participles = dict(p.split(":") for p in lexicon.clause_words["passives"])
+    for token in sentence.tokens[governing.index + 1 :]:
+        if token.type == "WORD" and (token.norm in lexicon.verbs or token.norm in participles):
+            return participles.get(token.norm, token.norm)
+    return ""
+
+
 def _passive_verb(own: tuple[InlineToken, ...], lexicon) -> str:
     """The verb of a governed clause that is a passive and nothing else ("must not be used", "… by hand"), or ""."""
     words = [t.norm for t in own if t.type == "WORD"]

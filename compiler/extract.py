@@ -29,7 +29,7 @@ import yaml
 from ..grammar import read as read_grammar
 from .admission import surely_a_path
 from .blocks import Block, parse_blocks
-from .clauses import Clause, Marker, Sentence, find_markers, read_clause, split_sentences, strongest
+from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, read_clause, split_sentences, strongest
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder
 from .regexes import glob_to_regex
@@ -84,6 +84,7 @@ class Lead:
     marker: Marker
     block: Block
     quote: str  # '' for a heading's polarity
+    verb: str = ""  # the verb its rule word governs ("must NOT be committed:"), which its items take
 
 
 @dataclass(slots=True)
@@ -353,7 +354,7 @@ class _Walk:
             if sentence.last and _is_lead(span.text[sentence.start : sentence.end]) and not _in_parentheses(sentence, governing) \
                     and not (negative and (_names_the_means(sentence, governing) or _requires_its_list(sentence, governing))):
                 quote, _ = _quote(span.block, span.text, sentence.start, sentence.end)
-                new_lead = Lead(governing, span.block, quote)
+                new_lead = Lead(governing, span.block, quote, lead_verb(sentence, governing, load_lexicon()))
                 if not any(t.type == "CODE" for t in sentence.tokens):
                     role = "lead"  # "Never run these commands:" only announces its list
             self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, governing, tuple(headings), role=role))
@@ -395,6 +396,9 @@ def _reading(source: Source, unit: Unit) -> Reading:
         reading.skipped = Skipped(source.group_id, source.file, lines, quote, governing.text,
                                   "skip-no-imperative", "a question, not an instruction")
         return reading
+    if governing.index < 0 and span.inherited and not clause.verb:
+        # "These files must NOT be committed:" over "- `cgmanifest.json` - Generated during CI builds": committing it
+        clause.verb = span.inherited.verb
     if span.block.kind == "item":
         _read_item_subject(clause, span.text)
     reading.clause = clause

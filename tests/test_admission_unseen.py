@@ -674,3 +674,17 @@ def test_examples_feed_no_prose_entry_and_import_from_lists_modules():
         assert _decide(evaluator, "Write", {"file_path": "packages/vitest/src/a.ts", "content": code}) == "block", code
     assert _decide(evaluator, "Write", {"file_path": "packages/vitest/test/a.test.ts", "content": "import { expect } from 'vitest'"}) == "allow"
     assert _decide(evaluator, "Write", {"file_path": "packages/vitest/src/a.ts", "content": "import { x } from '@vitest/utils'"}) == "allow"
+
+
+def test_list_items_take_the_verb_of_their_lead_line():
+    # dotnet/maui (set 17, blind): the items of "must NOT be committed:" were edit bans on the files
+    text = ("These files are auto-generated and must NOT be committed:\n"
+            "- `cgmanifest.json` - Generated during CI builds\n- `templatestrings.json` - Auto-generated localization\n")
+    evaluator = Evaluator(_rules(text))
+    assert _decide(evaluator, "Bash", {"command": "git add src/cgmanifest.json"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git add eng/templatestrings.json"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git checkout -- cgmanifest.json"}) == "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "cgmanifest.json", "new_string": "{}"}) == "allow"
+    # a lead that runs its items
+    evaluator = Evaluator(_rules("Never run these commands:\n- `make clean-all`\n"))
+    assert _decide(evaluator, "Bash", {"command": "make clean-all"}) == "block"
