@@ -478,6 +478,9 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                     word == "as" and seen_object and i + 1 < len(part) and part[i + 1].norm not in words["explanation_subjects"]):
                 parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
                 bucket = parts.qualifiers[-1]
+            elif word in load_ladder().relative_pronouns and not seen_object and bucket is parts.main and i > 0 \
+                    and _plain_plural(part[i - 1], lexicon):
+                bucket = parts.asides  # "avoid helper functions that hide `nn.Module` calls": which helpers, not `nn.Module`
             elif word in words["explanations"]:  # "because …", "so that …": why, not what
                 bucket = parts.asides
             elif word in words["conditions"] and i > 0 and part[i - 1].norm in words["concessive"]:
@@ -504,6 +507,12 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             seen_object = True
         bucket.append(tok)
     return parts
+
+
+def _plain_plural(token: InlineToken, lexicon) -> bool:
+    """A plain plural noun ("functions", "files"), which a relative clause after it describes."""
+    return token.type == "WORD" and len(token.norm) > 3 and token.norm.endswith("s") and token.norm not in lexicon.verbs \
+        and token.norm not in lexicon.clause_words["subject_verbs"]
 
 
 def _qualifier_text(tokens) -> str:
@@ -662,6 +671,17 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             _add_rejected(clause, rejected.main)
             clause.alternatives.extend(_objects(parts.alternatives, lexicon))
             clause.verb = next((t.norm for t in parts.main if t.type == "WORD" and t.norm in lexicon.verbs), "")
+            if clause.verb in lexicon.clause_words["placing_verbs"]:
+                # "Never add `follow-redirects` to `minimumReleaseAgeExclude`": where the thing goes is not forbidden
+                # itself; it narrows the rule in a way a literal does not see. A file or folder ("to `src/`") is the
+                # rule's file scope
+                places = [found for k, t in enumerate(parts.main[2:], 2)
+                          if parts.main[k - 1].norm in ("to", "into") and _object(parts.main[k - 2]) is not None
+                          and (found := _object(t)) is not None]
+                if places and any(o not in places for o in clause.objects):
+                    clause.objects = [o for o in clause.objects if o not in places]
+                    text = " ".join(p.text for p in places)
+                    _narrow(clause, f"to {text}", lexicon.qualifier_scope(f"in {text}", places))
             words_git = lexicon.clause_words["git_names"]
             if polarity == "negative" and clause.verb not in lexicon.content_verbs:
                 # "Never return ORM fields directly from `api/limits.py`": where something comes from, not the file acted

@@ -688,3 +688,24 @@ def test_list_items_take_the_verb_of_their_lead_line():
     # a lead that runs its items
     evaluator = Evaluator(_rules("Never run these commands:\n- `make clean-all`\n"))
     assert _decide(evaluator, "Bash", {"command": "make clean-all"}) == "block"
+
+
+def test_where_a_placing_verb_puts_its_object_is_not_forbidden_itself():
+    # novuhq/novu (set 17, blind): the rule fired on any edit naming `minimumReleaseAgeExclude`
+    (imp, _) = _compiled("Never add `follow-redirects` to `minimumReleaseAgeExclude` in `pnpm-workspace.yaml`.")
+    assert [o.text for o in imp.clause.objects] == ["follow-redirects"]
+    assert imp.admission.decision == "demoted" and "to minimumReleaseAgeExclude" in imp.admission.reason
+    # a file or folder it goes to is the rule's file scope
+    (rule,) = _rules("Never add `console.log` to `src/`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Write", {"file_path": "src/a.ts", "content": "console.log(1)"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "scripts/a.ts", "content": "console.log(1)"}) == "allow"
+    # "related to `X`" is no place: codex's ban on code about the sandbox variables stays
+    assert _rules("Never add or modify any code related to `CODEX_SANDBOX_ENV_VAR`.\n")
+
+
+def test_names_in_a_relative_clause_after_a_plain_noun_describe_it():
+    # huggingface/diffusers (set 17, blind): "avoid helper functions that hide `nn.Module` calls" banned `nn.Module(`
+    assert _rules("All layer calls should be visible directly in `forward` — avoid helper functions that hide `nn.Module` calls.\n") == []
+    assert _rules("Never edit files that `make gen` writes.\n") == []
+    assert _rules("Do not use `foo` that is deprecated.\n")  # a name before the pronoun is still the object
