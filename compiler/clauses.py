@@ -10,6 +10,7 @@ when editing files matching X".
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -342,8 +343,21 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
 
 
 def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
-    """`.test` in a sentence about extensions is the glob `*.test`."""
-    return [ClauseObject(ClauseObjectKind.PATH, "*" + o.text) if re.match(r"^\.\w+$", o.text) else o for o in objects]
+    """`.test` in a sentence about extensions is the glob `*.test` (`.sql.out`: `*.sql.out`)."""
+    return [ClauseObject(ClauseObjectKind.PATH, "*" + o.text) if re.match(r"^\.\w+(?:\.\w+)*$", o.text) else o for o in objects]
+
+
+_FILE_ENDING = re.compile(r"^`?\*?\.\w+(?:\.\w+)*`?$")
+
+
+def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
+    """"the generated golden files (`.sql.out`)": a parenthesis after "files" holding only file endings names them."""
+    if opening == 0 or part[opening - 1].norm not in ("file", "files"):
+        return False
+    inside = list(itertools.takewhile(lambda t: t != ")", part[opening + 1 :]))
+    endings = [t for t in inside if t.type == "CODE"]
+    return bool(endings) and all(_FILE_ENDING.match(str(t)) for t in endings) \
+        and all(t.type == "CODE" or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside)
 
 
 def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
@@ -458,7 +472,8 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
         if tok == "(" and not depth:
             opener = part[i + 1].norm if i + 1 < len(part) else ""
             depth = 1
-            bucket = parts.alternatives if opener in _ALTERNATIVE_OPENERS else parts.examples if opener in _EXAMPLE_OPENERS else parts.asides
+            bucket = parts.alternatives if opener in _ALTERNATIVE_OPENERS else parts.examples if opener in _EXAMPLE_OPENERS \
+                else parts.main if _names_the_files(part, i) else parts.asides
             continue
         if depth:
             depth += (tok == "(") - (tok == ")")
@@ -751,7 +766,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         if w in _SEQUENCE_WORDS and polarity == "positive":
             clause.sequence = " ".join(words[i:])
             break
-    if any(t.type == "WORD" and t.norm in lexicon.clause_words["extension_nouns"] for t in tokens):
+    if any(t.type == "WORD" and t.norm in lexicon.clause_words["extension_nouns"] for t in tokens) \
+            or any(t == "(" and _names_the_files(tokens, k) for k, t in enumerate(tokens)):
         # "Slow tests should use `.test_slow` extension instead of `.test`": the endings of file names
         clause.objects, clause.instead_of = _as_extensions(clause.objects), _as_extensions(clause.instead_of)
     scoped = _only_when_editing(tokens)

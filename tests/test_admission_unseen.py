@@ -709,3 +709,19 @@ def test_names_in_a_relative_clause_after_a_plain_noun_describe_it():
     assert _rules("All layer calls should be visible directly in `forward` — avoid helper functions that hide `nn.Module` calls.\n") == []
     assert _rules("Never edit files that `make gen` writes.\n") == []
     assert _rules("Do not use `foo` that is deprecated.\n")  # a name before the pronoun is still the object
+
+
+def test_file_endings_in_a_parenthesis_after_files_name_those_files():
+    # apache/spark (set 17, blind): "the generated golden files (`.sql.out`)" are the files the edit ban is about
+    (rule,) = _rules("DO NOT edit the generated golden files (`.sql.out`) directly.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "sql/core/src/test/resources/sql-tests/results/join.sql.out"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "sql/core/src/test/resources/sql-tests/inputs/join.sql"}) == "allow"
+    # other names in a parenthesis stay examples: ticket ids are no literal ban
+    assert _rules("Never put internal ticket ids (`LFE-1234`, `LFINT-1234`) in commits.\n") == []
+
+
+def test_mise_is_a_program():
+    # oven-sh/bun (set 17, blind): "use `mise install`" was file content
+    (imp, _) = _compiled("**DO NOT use `mise install` for lld** — it is not a standalone mise tool.")
+    assert imp.trigger.kind == "command" and imp.admission.gate == "scope"
