@@ -401,6 +401,8 @@ def _reading(source: Source, unit: Unit) -> Reading:
         clause.verb = span.inherited.verb
     if span.block.kind == "item":
         _read_item_subject(clause, span.text)
+    if unit.sentence is not None and governing.index > 0:
+        _read_antecedent(clause, unit.sentence.tokens[: governing.index])
     reading.clause = clause
     return reading
 
@@ -424,6 +426,24 @@ def _read_item_subject(clause: Clause, item: str) -> None:
     after = words[words.index(verb) + 1 :] if verb in words else [""]
     if not after or after[0] in lexicon.clause_words["self_references"]:
         clause.objects = [ClauseObject(ClauseObjectKind.PATH, subject.group(1))]
+
+
+_POINTERS = frozenset({"that", "this", "it", "these", "those", "them"})
+
+
+def _read_antecedent(clause: Clause, before: tuple) -> None:
+    """"… commit the regenerated `docs/guide/cli-generated.md`; never edit that file by hand": an edit naming nothing
+    but a pointer ("that file", "it") and words for the thing spoken of acts on the last path named before its rule word."""
+    lexicon = load_lexicon()
+    words = clause.scope_text.split()
+    if clause.objects or clause.verb not in lexicon.edit_verbs or clause.verb not in words:
+        return
+    after = words[words.index(clause.verb) + 1 :]
+    if not after or after[0] not in _POINTERS or any(w not in lexicon.clause_words["self_references"] for w in after):
+        return
+    paths = [str(t).strip("`") for t in before if t.type in ("CODE", "PATH") and surely_a_path(str(t).strip("`"))]
+    if paths:
+        clause.objects = [ClauseObject(ClauseObjectKind.PATH, paths[-1])]
 
 
 def skipped(readings: list[Reading]) -> list[Skipped]:

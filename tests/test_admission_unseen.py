@@ -725,3 +725,14 @@ def test_mise_is_a_program():
     # oven-sh/bun (set 17, blind): "use `mise install`" was file content
     (imp, _) = _compiled("**DO NOT use `mise install` for lld** — it is not a standalone mise tool.")
     assert imp.trigger.kind == "command" and imp.admission.gate == "scope"
+
+
+def test_that_file_is_the_last_path_named_before_the_rule_word():
+    # vitest-dev/vitest (set 11): "… commit the regenerated `docs/guide/cli-generated.md`; never edit that file by hand"
+    (rule,) = _rules("- After any change to CLI options, run `pnpm -C docs run cli-table` and commit the regenerated "
+                     "`docs/guide/cli-generated.md`; never edit that file by hand\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "docs/guide/cli-generated.md"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "docs/guide/cli.md"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "pnpm -C docs run cli-table"}) == "allow"
+    assert _rules("Never edit it by hand.\n") == []  # nothing named before: nothing to point at
