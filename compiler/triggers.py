@@ -255,7 +255,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         if verb.startswith("import") and re.search(r"\bimport\s+from\s", clause.scope_text):
             # "NEVER import from `@trpc/*/src`", "must not import from `vitest` or `vitest/node`": every object is a module
-            modules = _module_trigger([o.text for o in objects], lex)
+            modules = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
             modules.file_scope = scope_regex(clause.file_scope) if clause.file_scope else ""
             return modules
         module = _import_source(clause, objects, lex)
@@ -487,11 +487,15 @@ def _import_trigger(names: list[str], module: str, lex: Lexicon) -> Trigger:
                    values=names)
 
 
-def _module_trigger(modules: list[str], lex: Lexicon) -> Trigger:
+# "Never import from `@vitest/utils` main entry point": the module itself, not what lies below it
+_ENTRY_POINT = re.compile(r"\b(?:main|root|top-level)\s+(?:entry(?:\s*point)?|module|export|index)\b|\bentry\s*point\b")
+
+
+def _module_trigger(modules: list[str], lex: Lexicon, exact: bool = False) -> Trigger:
     """"Never import from `@trpc/*/src`": an import of anything from those modules or below them (`from`, `import`,
-    `require` and `import()` with the module quoted); a `*` stands for one path segment."""
+    `require` and `import()` with the module quoted), or of the modules alone (`exact`); a `*` stands for one path segment."""
     named = any_of([js_escape(m).replace(r"\*", r"[^\"'/\s]+") for m in modules])
-    source = named + r"(?=[/\"'])[^\"'\s]*[\"']"
+    source = named + (r"[\"']" if exact else r"(?=[/\"'])[^\"'\s]*[\"']")
     regex = r"\b(?:from|import)\s*\(?\s*[\"']" + source + r"|\brequire\(\s*[\"']" + source
     patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary="import from " + _slug_words(modules),

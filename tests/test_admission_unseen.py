@@ -736,3 +736,11 @@ def test_that_file_is_the_last_path_named_before_the_rule_word():
     assert _decide(evaluator, "Edit", {"file_path": "docs/guide/cli.md"}) == "allow"
     assert _decide(evaluator, "Bash", {"command": "pnpm -C docs run cli-table"}) == "allow"
     assert _rules("Never edit it by hand.\n") == []  # nothing named before: nothing to point at
+
+
+def test_a_module_s_main_entry_point_is_the_module_alone():
+    # vitest-dev/vitest (set 11): "Never import from `@vitest/utils` main entry point directly" blocked its subpaths
+    (rule,) = _rules("- Never import from `@vitest/utils` main entry point directly.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "import { isObject } from '@vitest/utils'\n"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "import { isObject } from '@vitest/utils/helpers'\n"}) == "allow"
