@@ -496,7 +496,8 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             elif word in load_ladder().relative_pronouns and not seen_object and bucket is parts.main and i > 0 \
                     and _plain_plural(part[i - 1], lexicon):
                 bucket = parts.asides  # "avoid helper functions that hide `nn.Module` calls": which helpers, not `nn.Module`
-            elif word in words["explanations"]:  # "because …", "so that …": why, not what
+            elif word in words["explanations"] or word == "to" and i + 1 < len(part) and part[i + 1].norm in words["why_verbs"]:
+                # "because …", "so that …", "to prevent …": why, not what
                 bucket = parts.asides
             elif word in words["conditions"] and i > 0 and part[i - 1].norm in words["concessive"]:
                 bucket = parts.asides  # "even if you're rewriting the change": the rule holds all the more

@@ -744,3 +744,14 @@ def test_a_module_s_main_entry_point_is_the_module_alone():
     evaluator = Evaluator([rule])
     assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "import { isObject } from '@vitest/utils'\n"}) == "block"
     assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "import { isObject } from '@vitest/utils/helpers'\n"}) == "allow"
+
+
+def test_to_prevent_says_why_and_narrows_nothing():
+    # ai (set 11): "in production code to prevent security risks" was one qualifier no scope could read
+    (rule,) = _rules("- Never use `JSON.parse` directly in production code to prevent security risks.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Write", {"file_path": "packages/ai/src/parse.ts", "content": "JSON.parse(text)"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "packages/ai/src/parse.test.ts", "content": "JSON.parse(text)"}) == "allow"
+    # a purpose that says what for still narrows a content rule
+    (imp, _) = _compiled("Do not use `#[serde(default)]` to model optional collections.")
+    assert imp.admission.decision == "demoted" and "to model optional collections" in imp.admission.reason
