@@ -31,12 +31,15 @@ from .admission import surely_a_path
 from .blocks import Block, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, read_clause, split_sentences, strongest
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
-from .ladder import load_ladder
+from .ladder import load_ladder, normalise_word
 from .regexes import glob_to_regex
 from .sources import Source, load_conventions
 from .triggers import infer_sequence, infer_trigger, load_lexicon, object_kind, omp_trigger
 
 _PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
+_GOOD_EXAMPLE = re.compile(r"^\W*(?:good|right|correct|do this|after)\s*:|✅|✔|✓", re.IGNORECASE)
+_CROSS = re.compile(r"^\W*(?:❌|🚫|✗)")
+_WORDS = re.compile(r"[\w'’]+")
 _BAD_EXAMPLE = re.compile(
     r"^\W*(?:bad|wrong|incorrect|avoid this|don'?t do this|do not do this|anti-?pattern|before)\b|❌|🚫|✗",
     re.IGNORECASE,
@@ -326,11 +329,23 @@ class _Walk:
             return replace(own, marker_class=heading.marker_class)
         return own
 
+    def _bad_example(self, text: str) -> bool:
+        """A span that opens as a bad example ("❌ `foo()`", "Bad: …"); a cross followed by a forbidding rule word
+        ("❌ NEVER use `print()`") marks a prohibition instead."""
+        text = text.lstrip()
+        if not _BAD_EXAMPLE.search(text[:12]):
+            return False
+        words = [normalise_word(w) for w in _WORDS.findall(text[:40])]
+        found = self.ladder.match_at(words, 0) if words and _CROSS.match(text) else None
+        return not (found and self.ladder.classes[found[1]].polarity == "negative")
+
     def _read_span(self, span: Span, headings: list[Heading]) -> Lead | None:
         """Every marked sentence of a span becomes a unit; returns a lead marker if the span introduces a list."""
         new_lead = None
-        if _BAD_EXAMPLE.search(span.text.lstrip()[:12]):
+        if self._bad_example(span.text):
             return None
+        if span.inherited and _GOOD_EXAMPLE.search(span.text.lstrip()[:12]):
+            span.inherited = None  # "- ✅ `useQuery(url)`" under "Never call `fetch` in render:" is the good example
         sentences = split_sentences(span.text, None if span.inherited else self.ladder.may_have_marker)
         for n, sentence in enumerate(sentences):
             markers = find_markers(sentence, self.ladder)

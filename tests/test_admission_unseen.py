@@ -755,3 +755,13 @@ def test_to_prevent_says_why_and_narrows_nothing():
     # a purpose that says what for still narrows a content rule
     (imp, _) = _compiled("Do not use `#[serde(default)]` to model optional collections.")
     assert imp.admission.decision == "demoted" and "to model optional collections" in imp.admission.reason
+
+
+def test_a_cross_before_a_forbidding_rule_word_marks_a_prohibition_not_a_bad_example():
+    # duckduckgo/apple-browsers (set 13): "- ❌ NEVER use `.shared` singletons" was skipped as a bad example
+    (rule,) = _rules("## Critical Don'ts\n- ❌ NEVER use `.shared` singletons - use dependency injection instead\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "a.swift", "new_string": "let m = LocalBookmarkManager.shared\n"}) == "block"
+    # a cross before code is still a bad example
+    assert _rules("Never call `fetch` in render:\n\n- ❌ `useEffect(() => fetch(url))`\n- ✅ `useQuery(url)`\n") == []
+    assert [r["source"]["lines"] for r in _rules("Never call `fetch` in components:\n\n- Good: `useQuery(url)`\n")] == [[1, 1]]
