@@ -175,8 +175,9 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         if hit is None:
             i += 1
             continue
-        length, cls = hit
-        if ladder.is_void(words, i, cls) or positions[i] in conditional:
+        length, own = hit
+        cls = ladder.read_after(words, i + length, own)
+        if cls is None or ladder.is_void(words, i, own) or positions[i] in conditional:
             pass  # "If you don't have the tool:" states a condition, not an instruction
         elif ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
             # "not always", "don't have to": no marker, and the negator is void too

@@ -37,6 +37,10 @@ class Ladder:
     relative_pronouns: frozenset[str]
     copulas: frozenset[str]
     condition_words: frozenset[str]
+    inverting_verbs: frozenset[str]
+    inverted_classes: dict[str, str]
+    permission_verbs: frozenset[str]
+    filler_words: frozenset[str]
 
     def may_have_marker(self, text: str) -> bool:
         return self.candidates.search(text.lower()) is not None
@@ -53,6 +57,16 @@ class Ladder:
         if words[i] == "always" and before in self.copulas:
             return True
         return words[i] == "never" and before in self.descriptive_subjects
+
+    def read_after(self, words: list[str], end: int, cls: str) -> str | None:
+        """The class a negative marker ending before word `end` really has: its positive counterpart before a
+        double negative ("don't forget to run"), None before leave ("you don't need to"), else its own."""
+        if self.classes[cls].polarity != "negative":
+            return cls
+        verb = next((w for w in words[end:] if w not in self.filler_words), "")
+        if verb in self.permission_verbs:
+            return None
+        return self.inverted_classes.get(cls, cls) if verb in self.inverting_verbs else cls
 
     def marked_lines(self, text: str) -> list[int]:
         """Sorted 1-based numbers of the lines where a marker phrase may start."""
@@ -147,4 +161,8 @@ def load_ladder() -> Ladder:
         relative_pronouns=frozenset(data["relative_pronouns"]),
         copulas=frozenset(data["copulas"]),
         condition_words=frozenset(data["condition_words"]),
+        inverting_verbs=frozenset(data["inverting_verbs"]),
+        inverted_classes=dict(data["inverted_classes"]),
+        permission_verbs=frozenset(data["permission_verbs"]),
+        filler_words=frozenset(data["filler_words"]),
     )
