@@ -52,6 +52,10 @@ class _Data:
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
+    path_verbs: frozenset[str]
+    not_verbs: frozenset[str]
+    not_writing_verbs: frozenset[str]
+    skipping_verbs: frozenset[str]
     tool_mention: str
     command_qualifier: re.Pattern
     env_var: re.Pattern
@@ -77,6 +81,10 @@ def load_admission() -> _Data:
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
+        path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
+        not_verbs=frozenset(data["not_verbs"]),
+        not_writing_verbs=frozenset(data["not_writing_verbs"]),
+        skipping_verbs=frozenset(data["skipping_verbs"]),
         tool_mention=data["tool_mention"],
         command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
@@ -186,6 +194,14 @@ def _object(imp, source, data: _Data):
     return None
 
 
+def _verb_after(words: list[str], data: _Data) -> str:
+    """The verb right after a rule word, past adverbs ("never ever", "do not directly"), or "" when none stands there."""
+    for word in (w.strip("*_,.").lower() for w in words):
+        if not word.endswith("ly") and word not in ("ever", "be"):
+            return word if word.isalpha() and word not in data.not_verbs else ""
+    return ""
+
+
 def _kind(imp, source, data: _Data):
     kind, values = tool_kind(imp.rule_trigger), imp.rule_trigger.values
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
@@ -197,6 +213,15 @@ def _kind(imp, source, data: _Data):
     if kind == "content" and data.removal_verbs & {verb, imp.clause.verb}:
         removal = verb if verb in data.removal_verbs else imp.clause.verb
         return (f"'{removal}' forbids taking it out of a file, and this rule would stop writing it"), None
+    first = _verb_after(after, data)
+    acts = imp.clause.verb or first
+    if kind == "path" and acts and acts not in data.path_verbs:
+        return (f"'{acts}' does not change a file, and this rule would stop edits and writes of `{values[0]}`"), None
+    if imp.rule_trigger.kind == TriggerKind.COMMAND and first in data.skipping_verbs:
+        return f"'{first}' asks for `{values[0]}` to run, and this rule would stop it", None
+    if kind == "content" and acts in data.not_writing_verbs:
+        return (f"'{acts}' acts on `{values[0]}` without writing it, and this rule would stop every edit that writes "
+                f"`{values[0]}`, including ones that keep it as it is"), None
     for value in values:
         if kind != "mcp" and re.search(data.tool_mention.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
             return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None

@@ -765,3 +765,63 @@ def test_a_cross_before_a_forbidding_rule_word_marks_a_prohibition_not_a_bad_exa
     # a cross before code is still a bad example
     assert _rules("Never call `fetch` in render:\n\n- ❌ `useEffect(() => fetch(url))`\n- ✅ `useQuery(url)`\n") == []
     assert [r["source"]["lines"] for r in _rules("Never call `fetch` in components:\n\n- Good: `useQuery(url)`\n")] == [[1, 1]]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Never stage `.env`.", "Never read `.env`.", "Never cat `.env`.", "Do not ignore `dist/`.",
+    "Never search `node_modules/`.", "Never link to `docs/internal.md`.",
+])
+def test_a_path_rule_needs_a_verb_that_changes_the_file(sentence):
+    # "Never read `.env`" became a block on every edit of `.env`: reading is not what a path rule watches
+    imp, evaluator = _compiled(sentence)
+    assert imp.admission.decision == "demoted" and "does not change a file" in imp.admission.reason
+    assert _rules(sentence + "\n") == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "Never edit `dist/`.", "Never directly modify `dist/`.", "`dist/` must not be modified.",
+    "Never hand-edit `dist/**`.", "NEVER touch `dist/`",
+])
+def test_edit_verbs_keep_their_path_rule(sentence):
+    (rule,) = _rules(sentence + "\n")
+    assert _decide(Evaluator([rule]), "Write", {"file_path": "dist/a.js", "content": "x"}) in ("block", "ask")
+
+
+def test_a_verb_before_the_rule_word_acts_on_the_path_after_it():
+    # langfuse/langfuse (set 2): the word after "never" is "in"; the verb is "Write"
+    (rule,) = _rules("**Write agent guidance only in `AGENTS.md`, never in a `CLAUDE.md`.\n")
+    assert _decide(Evaluator([rule]), "Write", {"file_path": "CLAUDE.md", "content": "x"}) == "block"
+
+
+@pytest.mark.parametrize(("sentence", "name"), [
+    ("Never expose `API_KEY`.", "API_KEY"), ("Never rename `handleClick`.", "handleClick"),
+    ("Never change `DEFAULT_TIMEOUT`.", "DEFAULT_TIMEOUT"), ("Never print `token` values.", "token"),
+])
+def test_acting_on_a_name_without_writing_it_gives_no_content_rule(sentence, name):
+    # a rule on the text `handleClick` would stop every edit that calls it, the ones the sentence wants included
+    imp, _ = _compiled(sentence)
+    assert imp.admission.decision == "demoted" and "without writing it" in imp.admission.reason
+    assert _rules(sentence + "\n") == []
+    (kept,) = _rules("Never call `eval`.\n")  # a writing verb keeps its rule
+    assert _decide(Evaluator([kept]), "Write", {"file_path": "a.js", "content": "eval(code)"}) == "block"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Don't forget to run `npm test`.", "Never forget to run `npm test`.", "Don't hesitate to run `npm test`.",
+    "Do not neglect to run `npm test`.", "Don't ever forget to run `npm test`.", "Never fail to run `npm test`.",
+    "You don't need to run `npm test`.", "You must not skip `npm test`.", "Do not skip running `npm test`.",
+])
+def test_a_double_negative_never_bans_what_it_asks_for(sentence):
+    # "Don't forget to run `npm test`" asked before every `npm test`: the opposite of what it says
+    assert _rules(sentence + "\n") == []
+    assert _decide(Evaluator(_rules(sentence + "\n")), "Bash", {"command": "npm test"}) == "allow"
+
+
+def test_a_double_negative_reads_as_the_positive_rule_of_its_strength():
+    from policyc.compiler.clauses import find_markers, split_sentences
+    (sentence,) = split_sentences("Never forget to run `npm test`.")
+    assert [m.marker_class for m in find_markers(sentence)] == ["block-positive"]
+    (sentence,) = split_sentences("Don't forget to run `npm test`.")
+    assert [m.marker_class for m in find_markers(sentence)] == ["advisory"]
+    (rule,) = _rules("Never skip pre-commit hooks.\n")  # skipping hooks is still banned: `--no-verify`
+    assert _decide(Evaluator([rule]), "Bash", {"command": "git commit --no-verify -m x"}) == "block"
