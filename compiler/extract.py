@@ -44,6 +44,10 @@ _BAD_EXAMPLE = re.compile(
     r"^\W*(?:bad|wrong|incorrect|avoid this|don'?t do this|do not do this|anti-?pattern|before)\b|❌|🚫|✗",
     re.IGNORECASE,
 )
+# A do/don't pair's bad half: a "DON'T:" label and code alone ("* **DON'T:** `selected="true"`", then
+# "* **DO:** `selected={{eq …}}`", or the label over a fenced block) shows one instance of the rule stated
+# above it, not a thing to ban literally. (A bare "Do not:" over list items still hands them its ban.)
+_DONT_LABEL = re.compile(r"^\W*(?:don[’']?t|do\s+not)\W*:\W*(?:`[^`]+`\W*(?:\([^)]*\))?\s*)?$", re.IGNORECASE)
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
 _STEP = re.compile(r"^\s*\d{1,9}[.)][ \t]")
@@ -271,7 +275,8 @@ class _Walk:
             elif block.kind == "code":
                 # (a lead that names its own object, "… the `Signed-off-by` trailer - agents must not add it:", is
                 # followed by an example of it, not by a list of more things it forbids)
-                if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote) and "`" not in lead.quote:
+                if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote) and "`" not in lead.quote \
+                        and not _DONT_LABEL.match(lead.quote):
                     self._fenced_list(block, lead, headings)
                 lead = None
             else:
@@ -333,6 +338,8 @@ class _Walk:
         """A span that opens as a bad example ("❌ `foo()`", "Bad: …"); a cross followed by a forbidding rule word
         ("❌ NEVER use `print()`") marks a prohibition instead."""
         text = text.lstrip()
+        if "`" in text and _DONT_LABEL.match(text):
+            return True
         if not _BAD_EXAMPLE.search(text[:12]):
             return False
         words = [normalise_word(w) for w in _WORDS.findall(text[:40])]

@@ -825,3 +825,48 @@ def test_a_double_negative_reads_as_the_positive_rule_of_its_strength():
     assert [m.marker_class for m in find_markers(sentence)] == ["advisory"]
     (rule,) = _rules("Never skip pre-commit hooks.\n")  # skipping hooks is still banned: `--no-verify`
     assert _decide(Evaluator([rule]), "Bash", {"command": "git commit --no-verify -m x"}) == "block"
+
+
+def test_a_dont_label_with_code_alone_is_the_bad_half_of_an_example_pair():
+    # hashicorp/vault (set 18): every "* **DON'T:**" example and each line of its fenced block was a block rule,
+    # `{{else}}` and `/>` among them
+    text = ("**Instruction:** Avoid using `z-index`.\n\n* **DON'T:**\n    ```css\n    .modal {\n      z-index: 10;\n"
+            "    }\n    ```\n* **DO:** `<div class=\"stacked\">`\n* **DON'T:** `selected=\"true\"`\n")
+    rules = _rules(text)
+    assert [r["source"]["lines"] for r in rules] == [[1, 1]]
+    assert _decide(Evaluator(rules), "Edit", {"file_path": "a.scss", "new_string": ".modal { z-index: 10; }"}) == "ask"
+    # a lead with words of its own still hands its fenced list its ban
+    fenced = _rules("Do not perform destructive operations such as:\n\n```text\ngit reset --hard\n```\n")
+    assert _decide(Evaluator(fenced), "Bash", {"command": "git reset --hard"}) == "ask"
+
+
+def test_a_label_before_the_rule_word_narrows_nothing():
+    (rule,) = _rules("**Instruction:** Avoid using `console.error`.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.js", "new_string": "console.error(e)"}) == "ask"
+    imp, _ = _compiled("**Testing:** Avoid using `console.error`.")  # a topic still narrows
+    assert imp.admission.decision == "demoted"
+
+
+@pytest.mark.parametrize("sentence", [
+    "NEVER add `core-data` dependencies or direct REST API calls to it.",
+    "Do not add dependencies to the root `package.json`.",
+])
+def test_a_named_package_or_destination_narrows_a_ban_on_installing(sentence):
+    # WordPress/gutenberg (set 18): both stopped every `npm install x` in the monorepo
+    imp, _ = _compiled(sentence)
+    assert imp.admission.decision == "demoted" and imp.admission.gate == "scope"
+    (rule,) = _rules("Do not install new dependencies.\n")
+    assert _decide(Evaluator([rule]), "Bash", {"command": "npm install left-pad"}) == "ask"
+
+
+def test_a_template_helper_matches_with_its_arguments():
+    (rule,) = _rules("Avoid using the `{{concat}}` helper.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "a.hbs", "new_string": '<L @secret={{concat "role/" @model.id}} />'}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "a.hbs", "new_string": "{{concatenate a}}"}) == "allow"
+
+
+def test_a_name_called_a_prefix_is_no_whole_word_trigger():
+    # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
+    imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")
+    assert imp.admission.decision == "demoted" and imp.admission.gate == "object"
