@@ -52,6 +52,7 @@ class _Data:
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
+    prefix_phrase: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
@@ -81,6 +82,7 @@ def load_admission() -> _Data:
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
+        prefix_phrase=data["prefix_phrase"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
@@ -189,7 +191,8 @@ def _object(imp, source, data: _Data):
     for value in imp.rule_trigger.values:
         if any(p.search(value) for p in data.placeholders):
             return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None
-        if tool_kind(imp.rule_trigger) == "content" and data.name_prefix.match(value):
+        if tool_kind(imp.rule_trigger) == "content" and (data.name_prefix.match(value) or re.search(
+                data.prefix_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
             return f"`{value}` is the start of a name, and a whole-word pattern never finds it inside one like `{value}name`", None
     return None
 

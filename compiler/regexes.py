@@ -180,6 +180,7 @@ def missing_flags_regex(command: str) -> str | None:
     return COMMAND_START + rf"{program}(?![\w-])(?:{lacks})"
 
 
+_HELPER = re.compile(r"^\{\{\s*([A-Za-z][\w-]*)\s*\}\}$")
 _GENERIC = re.compile(r"^([A-Za-z_][\w:.]*)<[A-Z]\w{0,2}(?:,\s*[A-Z]\w{0,2})*>$")  # type parameters: `Model<T>`, `Map<K, V>`
 _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 
@@ -190,7 +191,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
     `Model.objects.create` (Model a placeholder) -> `\\b\\w+\\.objects\\.create\\b`;
     `datetime.now()` -> `\\bdatetime\\.now\\(` (any arguments); `verify.baseline*()` ->
     `\\bverify\\.baseline\\w*\\(`; `<Text>` -> `<Text\\b` (any attributes); `Model<T>` -> `\\bModel<`
-    (any type parameters); quotes match either quote character.
+    (any type parameters); `{{concat}}` -> `\\{\\{\\s*concat\\b` (a template helper with any arguments); quotes match
+    either quote character.
     """
     alternatives = []
     for ident in identifiers:
@@ -199,6 +201,9 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
             continue
         if tag := _JSX_TAG.match(ident):
             alternatives.append("<" + js_escape(tag.group(1)) + r"\b")
+            continue
+        if helper := _HELPER.match(ident):  # `{{concat}}`: the helper called with any arguments, `{{concat "a" b}}`
+            alternatives.append(r"\{\{\s*" + js_escape(helper.group(1)) + r"\b")
             continue
         if generic := _GENERIC.match(ident):  # `ViewContext<T>`: the type with any parameters
             alternatives.append(r"\b" + js_escape(generic.group(1)) + "<")
