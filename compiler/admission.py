@@ -53,6 +53,7 @@ class _Data:
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
     prefix_phrase: str
+    exception_phrase: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
@@ -83,6 +84,7 @@ def load_admission() -> _Data:
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
         prefix_phrase=data["prefix_phrase"],
+        exception_phrase=data["exception_phrase"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
@@ -179,6 +181,9 @@ def _polarity(imp, source, data: _Data):
 
 
 def _object(imp, source, data: _Data):
+    for value in imp.rule_trigger.values:
+        if (allowed := re.search(data.exception_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+            return f"'{allowed.group(0)}' names what the sentence allows, not what it forbids", None
     if tool_kind(imp.rule_trigger) == "shell":
         # a placeholder argument (`git push --force origin <branch>`) matches any argument, but one where the
         # subcommand goes (`bun <file>`) matches every subcommand too: `bun run`, `bun test`, `bun install`

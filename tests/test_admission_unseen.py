@@ -870,3 +870,22 @@ def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")
     assert imp.admission.decision == "demoted" and imp.admission.gate == "object"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Never write to any directory other than `tmp/`.", "Never modify files other than those in `src/`.",
+    "Never run commands other than `npm test`.", "Do not use any package manager besides `pnpm`.",
+])
+def test_a_name_after_other_than_is_what_the_sentence_allows(sentence):
+    # "other than `tmp/`" became a block on writing to tmp/: the one place the sentence allows
+    imp, _ = _compiled(sentence)
+    assert imp.admission.decision == "demoted" and "names what the sentence allows" in imp.admission.reason
+    # an exception that only says where the name is allowed leaves the rule on it
+    (rule,) = _rules("**Avoid type casting with `as`** - use type guards instead (except in test code where `as` is fine)\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/a.ts", "new_string": "const x = y as Foo;"}) == "ask"
+
+
+def test_a_slashed_name_imported_from_a_word_is_a_module_from_a_place():
+    # kubernetes (set 18): "from staging" is the staging/ tree, not a module; the rule could never fire
+    imp, _ = _compiled("Never import `k8s.io/kubernetes` from staging.")
+    assert imp.admission.decision == "no-candidate"
