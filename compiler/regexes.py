@@ -112,8 +112,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
 
     The program may sit behind wrappers and a directory (see COMMAND_START);
     a program in `versioned` also matches its versioned spellings (pip3,
-    python3.12); a subcommand also matches its aliases (`npm i`), and options
-    may come before it (`git -C dir push`).
+    python3.12); a subcommand also matches its aliases (`npm i`), options
+    may come before it (`git -C dir push`), and its first option after its arguments.
     """
     alternatives: list[str] = []
     for command in commands:
@@ -136,7 +136,7 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
             else:  # a placeholder inside a token (`<branch>:refs/heads/<branch>`) is any characters of an argument
                 parts.append(r"[^\s;&|]+".join(js_escape(piece) for piece in token.split("<placeholder>")))
         body = parts[0] + (_options(program) if len(parts) > 1 else "")
-        body += "".join(r"\s+" + p for p in parts[1:])
+        body += "".join(_between(tokens, n) + p for n, p in enumerate(parts[1:], start=1))
         if argument:
             body += r"\s+[^-\s;&|)]"
         else:  # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
@@ -144,6 +144,15 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)
+
+
+def _between(tokens: list[str], n: int) -> str:
+    """What may stand before token n: an option right after a subcommand may follow its arguments (`git push origin
+    main --force` is `git push --force`), within the same command and outside quotes; anything else follows at once.
+    (An alternation, not an optional group: the harness drops a rule whose quantified group holds a `*`.)"""
+    if n == 2 and tokens[2].startswith("-") and not tokens[1].startswith("-"):
+        return r"(?:\s+|\s[^;&|\n\"'`]*\s)"
+    return r"\s+"
 
 
 def _program(program: str) -> str:

@@ -875,13 +875,15 @@ def test_a_name_called_a_prefix_is_no_whole_word_trigger():
 @pytest.mark.parametrize("sentence", [
     "Never write to any directory other than `tmp/`.", "Never modify files other than those in `src/`.",
     "Never run commands other than `npm test`.", "Do not use any package manager besides `pnpm`.",
+    "Never run `make`, `make test` is fine.",
 ])
 def test_a_name_after_other_than_is_what_the_sentence_allows(sentence):
     # "other than `tmp/`" became a block on writing to tmp/: the one place the sentence allows
     imp, _ = _compiled(sentence)
     assert imp.admission.decision == "demoted" and "names what the sentence allows" in imp.admission.reason
     # an exception that only says where the name is allowed leaves the rule on it
-    (rule,) = _rules("**Avoid type casting with `as`** - use type guards instead (except in test code where `as` is fine)\n")
+    (rule,) = _rules("- **Avoid type casting with `as`** - use type guards or type predicates instead (except in test code "
+                     "where `as` is acceptable)\n")
     assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/a.ts", "new_string": "const x = y as Foo;"}) == "ask"
 
 

@@ -72,6 +72,13 @@ SHAPES = [
     # options before a subcommand
     Shape("git -C dir", "Never run `git push`.", "git -C vendor/lib push", "git -C vendor/lib pull"),
     Shape("git -c key=value", "Never run `git push`.", "git -c push.default=current push", "git -c core.pager=cat log"),
+    # an option after the subcommand's arguments
+    Shape("option after arguments", "Never run `git push --force`.", "git push origin main --force",
+          "git push origin main --force-with-lease"),
+    Shape("option after another option", "Never run `git commit --amend`.", "git commit -a --amend",
+          'git commit -m "no --amend"'),
+    Shape("option in the next command", "Never run `git push --force`.", "git push -u origin x --force",
+          "git push origin x; echo --force"),
     # aliases and versioned programs
     Shape("npm i", "Never run `npm install`.", "npm i lodash", "npm run install-deps"),
     Shape("npm add", "Never run `npm install`.", "npm add lodash", "npm ci"),
@@ -97,6 +104,9 @@ GAPS = {
     ("sondera-v1", "git -C dir"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "git -c key=value"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "longer subcommand"): "sondera-v1 `like` has no word boundary, so `git push*` also matches `git pushx`",
+    **{("sondera-v1", s): ("sondera-v1 `like` has no word boundary and cannot stop at a separator or a quote, so "
+                           "`git push * --force*` also matches `--force-with-lease` and a `--force` in a later command or a message")
+       for s in ("option after arguments", "option after another option", "option in the next command")},
     ("sondera-v2", "bash -c"): _NOT_PARSED.format(w="`bash -c`"),
     ("sondera-v2", "sh -c"): _NOT_PARSED.format(w="`sh -c`"),
     ("sondera-v2", "python -m pip"): _NOT_PARSED.format(w="`python -m`"),
