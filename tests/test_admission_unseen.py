@@ -891,3 +891,10 @@ def test_a_slashed_name_imported_from_a_word_is_a_module_from_a_place():
     # kubernetes (set 18): "from staging" is the staging/ tree, not a module; the rule could never fire
     imp, _ = _compiled("Never import `k8s.io/kubernetes` from staging.")
     assert imp.admission.decision == "no-candidate"
+
+
+def test_crucial_to_avoid_is_an_instruction_not_a_purpose():
+    # google-gemini/gemini-cli (set 1): "it's crucial to avoid the `any` type" read as "to avoid", a purpose
+    (rule,) = _rules("It's crucial to avoid the `any` type.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.ts", "new_string": "let x: any = 1;"}) == "ask"
+    assert _rules("Wrap the call in a helper to avoid `any` casts.\n") == []
