@@ -195,11 +195,15 @@ def _is_lead(sentence_text: str) -> bool:
     return sentence_text.rstrip(" *_`").endswith(":")
 
 
-def _labelled_value(sentence: Sentence) -> bool:
+def _names_a_means(sentence: Sentence) -> bool:
     """"Regenerate all: `scripts/generate-test-files.sh`": a list item whose label before a colon says what to do
     with the value names a means, so it is no member of the list its lead line forbids ("Force push:
-    `git push --force`" under "NEVER run these:" is one: its label names the thing)."""
+    `git push --force`" under "NEVER run these:" is one: its label names the thing). So does an item that opens
+    with its purpose ("To regenerate, run `make gen`" under "## Forbidden")."""
     tokens = sentence.tokens
+    if len(tokens) > 2 and tokens[0].norm == "to" and tokens[1].type == "WORD":
+        comma = next((k for k, t in enumerate(tokens) if t == ","), -1)
+        return comma > 0 and all(t.type == "WORD" for t in tokens[:comma])
     colon = next((k for k, t in enumerate(tokens) if t == ":"), -1)
     return (colon > 0 and all(t.type == "WORD" for t in tokens[:colon]) and tokens[0].norm in load_lexicon().clause_words["means_labels"]
             and any(t.type in ("CODE", "PATH") for t in tokens[colon + 1 :]))
@@ -361,7 +365,7 @@ class _Walk:
                                        role="run-on", why=run_on))
                 continue
             governing = strongest(markers, self.ladder, sentence)
-            if governing is None and span.inherited and not _labelled_value(sentence) and (n == 0 or span.inherited.quote):
+            if governing is None and span.inherited and not _names_a_means(sentence) and (n == 0 or span.inherited.quote):
                 # (under a "## Do NOT" heading only an item's first sentence is the banned thing: "Mix up linter
                 # configs. Root Python is ruff at line length 120, …" explains it)
                 governing = replace(span.inherited.marker, index=-1)

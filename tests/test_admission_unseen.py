@@ -898,3 +898,11 @@ def test_crucial_to_avoid_is_an_instruction_not_a_purpose():
     (rule,) = _rules("It's crucial to avoid the `any` type.\n")
     assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.ts", "new_string": "let x: any = 1;"}) == "ask"
     assert _rules("Wrap the call in a helper to avoid `any` casts.\n") == []
+
+
+def test_an_item_that_opens_with_its_purpose_names_a_means_not_a_forbidden_thing():
+    # "2. To regenerate, run `make gen`." under "## Forbidden" blocked `make gen`
+    rules = _rules("## Forbidden\n\n1. Running `rm -rf /` from scripts.\n2. To regenerate, run `make gen`.\n")
+    assert _decide(Evaluator(rules), "Bash", {"command": "make gen"}) == "allow"
+    (rule,) = _rules("## Forbidden\n\n- To be run by hand: `make deploy`\n")  # no comma: the item is the thing
+    assert _decide(Evaluator([rule]), "Bash", {"command": "make deploy"}) == "block"
