@@ -482,6 +482,9 @@ def test_command_regexes_stay_linear_on_hostile_input():
     regex = re.compile(command_regex(["git push", "npm install", "pip"], frozenset({"pip"})))
     for hostile in ["sudo " * 2000 + "x", "-a " * 2000, "a/" * 4000 + " x", "A=1 " * 2000, "bash -c '" * 1000, "git -C x " * 1000 + "pul"]:
         assert regex.search(hostile) is None  # a catastrophic pattern would not return here
+    option = re.compile(command_regex(["git push --force"]))  # an option that may follow the arguments
+    for hostile in ["git push --forc " * 2000, "git push a" + " a" * 8000 + " --forc", "git push " + "x\t" * 8000]:
+        assert option.search(hostile) is None
 
 
 _NODE_TEST = r"""
