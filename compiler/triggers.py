@@ -246,8 +246,12 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
-    if verb in ("commit", "commits", "committing") and objects and all(_committable(o.text) for o in objects):
-        return _commit_trigger([o.text for o in objects], lex)
+    if verb in ("commit", "commits", "committing"):
+        # ("Never commit `.env` files, API keys, or credentials": the concepts outnumber the names, so the clause
+        # keeps no object, but a named file is still what a commit must not carry)
+        files = [o.text for o in objects] or _named_files(clause)
+        if files and all(map(_committable, files)):
+            return _commit_trigger(files, lex)
     if objects and (verb in ("import", "imports", "importing") and _IMPORT_FROM.search(clause.scope_text)
                     or verb in ("use", "using") and _USE_FROM.search(clause.scope_text)
                     and all(object_kind(o, verb, lex) == "content" for o in objects)):
@@ -424,6 +428,12 @@ def _surely_a_path(text: str) -> bool:
     from .admission import surely_a_path  # (admission reads the lexicon: imported here, not at load)
 
     return surely_a_path(text)
+
+
+def _named_files(clause: Clause) -> list[str]:
+    """The code spans of a clause's own words, not its examples or asides."""
+    aside = {o.text for o in (*clause.examples, *clause.asides)}
+    return [name for name in re.findall(r"`([^`]+)`", clause.scope_text) if name not in aside]
 
 
 def _committable(text: str) -> bool:

@@ -906,3 +906,13 @@ def test_an_item_that_opens_with_its_purpose_names_a_means_not_a_forbidden_thing
     assert _decide(Evaluator(rules), "Bash", {"command": "make gen"}) == "allow"
     (rule,) = _rules("## Forbidden\n\n- To be run by hand: `make deploy`\n")  # no comma: the item is the thing
     assert _decide(Evaluator([rule]), "Bash", {"command": "make deploy"}) == "block"
+
+
+def test_a_named_file_among_concepts_is_still_what_a_commit_must_not_carry():
+    # mem0ai/mem0, calcom/cal.com, openai/openai-python (sets 7, 11): "Commit `.env` files, API keys, or credentials"
+    (rule,) = _rules("Never commit `.env` files, API keys, or credentials.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": "git add .env"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git add .env.example"}) == "allow"
+    (scanner,) = _rules("Never commit secrets, API keys, or credentials.\n")  # no file named: the secret scanner
+    assert scanner["tool_match"] == ["Write", "Edit", "MultiEdit", "NotebookEdit"]
