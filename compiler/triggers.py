@@ -238,6 +238,22 @@ def _slug_words(texts: list[str]) -> str:
 def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> Trigger | None:
     """The concrete trigger of a clause, or None when it has none."""
     lex = lex or load_lexicon()
+    trigger = _infer_trigger(clause, polarity, lex)
+    if trigger is not None and trigger.kind == TriggerKind.CONTENT and not trigger.file_scope:
+        trigger.file_scope = _code_scope([], lex)
+    return trigger
+
+
+def _code_scope(globs: list[str], lex: Lexicon) -> str:
+    """A rule on code's files: the clause's own scope, and unless it names the files, none of the prose files that
+    only talk about the code ("Never use `console.log`" is about code, not the AGENTS.md line or the CHANGELOG entry
+    that names it)."""
+    if any(not g.startswith("!") for g in globs):
+        return scope_regex(globs)
+    return scope_regex([*globs, *("!" + g for g in lex.tools["prose_files"])])
+
+
+def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | None:
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
         # a positive rule needs an observable inverse
@@ -260,7 +276,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         if verb.startswith("import") and re.search(r"\bimport\s+from\s", clause.scope_text):
             # "NEVER import from `@trpc/*/src`", "must not import from `vitest` or `vitest/node`": every object is a module
             modules = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
-            modules.file_scope = scope_regex(clause.file_scope) if clause.file_scope else ""
+            modules.file_scope = _code_scope(clause.file_scope, lex)
             return modules
         module = _import_source(clause, objects, lex)
         names = [o.text for o in objects if o.text != module]
@@ -290,8 +306,10 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
             trigger.summary = _slug_words([o.text for o in named])
         if trigger:
             trigger.suggestion = _suggestion(clause)
-            if clause.file_scope and kind in ("path", "content"):
+            if clause.file_scope and kind == "path":
                 trigger.file_scope = scope_regex(clause.file_scope)
+            elif clause.file_scope and kind == "content":
+                trigger.file_scope = _code_scope(clause.file_scope, lex)
             return trigger
     return _prose_trigger(clause, lex, polarity)
 

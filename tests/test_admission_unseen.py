@@ -452,7 +452,7 @@ def test_a_tests_scope_comes_from_a_heading_about_tests_alone():
     # langgenius/dify: "## Testing & Quality Practices" speaks of the source too; the `Any` rule is not test-only
     text = "# AGENTS.md\n\n## Testing & Quality Practices\n\n- Enforce strong typing; avoid `Any` and prefer explicit type annotations.\n"
     (imp,) = compile_sources([source_from_bytes("AGENTS.md", text.encode())]).imperatives
-    assert "file_scope" not in imp.scope and not imp.trigger.file_scope
+    assert "test" not in imp.trigger.file_scope  # (only the prose files are left out, as for every rule on code)
     titled = "# Backend Tests\n\n## Use factories\n\nNEVER directly call `Model.objects.create`.\n"  # the document's title
     (imp,) = compile_sources([source_from_bytes("AGENTS.md", titled.encode())]).imperatives
     assert imp.trigger.file_scope
@@ -916,3 +916,17 @@ def test_a_named_file_among_concepts_is_still_what_a_commit_must_not_carry():
     assert _decide(evaluator, "Bash", {"command": "git add .env.example"}) == "allow"
     (scanner,) = _rules("Never commit secrets, API keys, or credentials.\n")  # no file named: the secret scanner
     assert scanner["tool_match"] == ["Write", "Edit", "MultiEdit", "NotebookEdit"]
+
+
+def test_a_rule_on_code_never_fires_in_the_prose_files_that_talk_about_it():
+    # "Never use `console.log`" blocked adding that very line to AGENTS.md, and "never use `moment`" blocked
+    # "just a moment" in a README
+    rules = _rules("Never use `console.log`.\n\nNever use `moment`; use `date-fns`.\n")
+    evaluator = Evaluator(rules)
+    assert _decide(evaluator, "Write", {"file_path": "src/a.ts", "content": "console.log(x)"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "AGENTS.md", "content": "Never use console.log."}) == "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "README.md", "new_string": "just a moment"}) == "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "docs/guide.mdx", "new_string": "console.log(x)"}) == "allow"
+    # a sentence that names the files keeps them
+    (docs,) = _rules("Never use `TODO` in `docs/**/*.md`.\n")
+    assert _decide(Evaluator([docs]), "Edit", {"file_path": "docs/a.md", "new_string": "TODO: fix"}) == "block"
