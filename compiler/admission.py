@@ -54,6 +54,7 @@ class _Data:
     removal_verbs: frozenset[str]
     prefix_phrase: str
     exception_phrase: str
+    precondition_phrase: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
@@ -85,6 +86,7 @@ def load_admission() -> _Data:
         removal_verbs=frozenset(data["removal_verbs"]),
         prefix_phrase=data["prefix_phrase"],
         exception_phrase=data["exception_phrase"],
+        precondition_phrase=data["precondition_phrase"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
@@ -184,6 +186,8 @@ def _object(imp, source, data: _Data):
     for value in imp.rule_trigger.values:
         if (allowed := re.search(data.exception_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
             return f"'{allowed.group(0)}' names what the sentence allows, not what it forbids", None
+        if (first := re.search(data.precondition_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+            return f"'{first.group(0)}' names what must come first, not what the sentence forbids", None
     if tool_kind(imp.rule_trigger) == "shell":
         # a placeholder argument (`git push --force origin <branch>`) matches any argument, but one where the
         # subcommand goes (`bun <file>`) matches every subcommand too: `bun run`, `bun test`, `bun install`
