@@ -63,8 +63,9 @@ class Ladder:
         double negative ("don't forget to run"), None before leave ("you don't need to"), else its own."""
         if self.classes[cls].polarity != "negative":
             return cls
-        verb = next((w for w in words[end:] if w not in self.filler_words), "")
-        if verb in self.permission_verbs:
+        at = next((k for k in range(end, len(words)) if words[k] not in self.filler_words), len(words))
+        verb = words[at] if at < len(words) else ""
+        if verb in self.permission_verbs or " ".join(words[at : at + 2]) in self.permission_verbs:
             return None
         return self.inverted_classes.get(cls, cls) if verb in self.inverting_verbs else cls
 
