@@ -512,6 +512,10 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                 # "use `ruff`, not `black`"; "push to the fork (`origin`), not to `upstream`": after a comma the
                 # recommended side may be named only in parentheses
                 bucket = parts.rejected
+            elif word in ("to", "into") and seen_object and bucket is parts.main and i + 1 < len(part) \
+                    and part[i + 1].norm in words["determiners"] and any(t.norm in words["placing_verbs"] for t in parts.main):
+                parts.qualifiers.append([])  # "never add `TODO` to the README": where it goes narrows the rule
+                bucket = parts.qualifiers[-1]
             elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
                     and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed"):
                 bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
@@ -578,6 +582,18 @@ def _add_rejected(clause: Clause, tokens) -> None:
     text = _qualifier_text(words)
     if text:
         clause.rejected = f"{clause.rejected} {text}".strip()
+
+
+def _adds_a_concept_to(main, lexicon) -> bool:
+    """"add logging to the `packages/` directory": a placing verb whose thing placed is words, not a name or files,
+    before "to"/"into" and a named place."""
+    words = lexicon.clause_words
+    start = next((k for k, t in enumerate(main) if t.norm in words["placing_verbs"]), -1)
+    end = next((k for k in range(start + 1, len(main)) if main[k].norm in ("to", "into")), -1)
+    between = [t for t in main[start + 1 : end] if t.type == "WORD"]
+    place = next((t for t in main[end + 1 :] if t.norm not in words["determiners"]), None) if end > 0 else None
+    return start >= 0 and end > start + 1 and len(between) == end - start - 1 and place is not None \
+        and _object(place) is not None and not {t.norm for t in between} & set(words["placed_files"])
 
 
 def _narrow(clause: Clause, text: str, scope: list[str] | None) -> None:
@@ -699,6 +715,11 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                     clause.objects = [o for o in clause.objects if o not in places]
                     text = " ".join(p.text for p in places)
                     _narrow(clause, f"to {text}", lexicon.qualifier_scope(f"in {text}", places))
+                elif _adds_a_concept_to(parts.main, lexicon):
+                    # "Don't add logging to the `packages/` directory": what is added is no name, and where it goes is
+                    # no file it forbids ("Never add files to `dist/`" still is one)
+                    _narrow(clause, " ".join(t.norm for t in parts.main[1:]), None)
+                    clause.objects = []
             words_git = lexicon.clause_words["git_names"]
             if polarity == "negative" and clause.verb not in lexicon.content_verbs:
                 # "Never return ORM fields directly from `api/limits.py`": where something comes from, not the file acted

@@ -930,3 +930,52 @@ def test_a_rule_on_code_never_fires_in_the_prose_files_that_talk_about_it():
     # a sentence that names the files keeps them
     (docs,) = _rules("Never use `TODO` in `docs/**/*.md`.\n")
     assert _decide(Evaluator([docs]), "Edit", {"file_path": "docs/a.md", "new_string": "TODO: fix"}) == "block"
+
+
+@pytest.mark.parametrize(("sentence", "command"), [
+    ("Never push before `npm test` passes.", "npm test"),
+    ("Never commit code that doesn't pass `eslint`.", "npx eslint ."),
+    ("Never commit before running `make lint`.", "make lint"),
+    ("Never run `git push` before running `npm test`.", "npm test"),
+    ("Don't open a PR until `npm run typecheck` is clean.", "npm run typecheck"),
+    ("Don't run `npm install` again after `pnpm install`.", "pnpm install"),
+])
+def test_what_must_come_first_is_never_the_banned_command(sentence, command):
+    # red-team review: each blocked the very step the sentence asks for first
+    assert _decide(Evaluator(_rules(sentence + "\n")), "Bash", {"command": command}) == "allow"
+
+
+@pytest.mark.parametrize(("sentence", "command"), [
+    ("Never prompt the user before running `npm run lint`.", "npm run lint"),
+    ("Don't ask before running `git status`.", "git status"),
+    ("Don't request confirmation to run `make lint`.", "make lint"),
+    ("Don't shy away from running `npm test` often.", "npm test"),
+    ("You do not have to run `make clean` first.", "make clean"),
+    ("Don't worry about running `npm run lint`; CI does it.", "npm run lint"),
+])
+def test_not_asking_first_encourages_the_command(sentence, command):
+    assert _decide(Evaluator(_rules(sentence + "\n")), "Bash", {"command": command}) == "allow"
+
+
+@pytest.mark.parametrize(("sentence", "tool", "tool_input"), [
+    ("Don't amend the description of the PR.", "Bash", {"command": "git commit --amend"}),
+    ("Don't squash unrelated fixes into one function.", "Bash", {"command": "git merge --squash feat"}),
+    ("Never add comments to library code.", "Bash", {"command": "npm install left-pad"}),
+    ("Do not add cyclic dependencies between packages.", "Bash", {"command": "pip install requests"}),
+    ("Don't drop support for older databases.", "Bash", {"command": "psql -c 'DROP TABLE t'"}),
+    ("Never delete files you didn't create.", "Bash", {"command": "rm build/out.js"}),
+    ("Never add `TODO` to the README.", "Edit", {"file_path": "src/a.py", "new_string": "# TODO"}),
+    ("Don't add logging to the `packages/` directory.", "Edit", {"file_path": "packages/a/x.ts", "new_string": "x"}),
+])
+def test_a_word_family_or_destination_does_not_widen_the_ban(sentence, tool, tool_input):
+    assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) == "allow"
+
+
+@pytest.mark.parametrize(("sentence", "tool", "tool_input"), [
+    ("Never amend commits.", "Bash", {"command": "git commit --amend"}),
+    ("Never drop or truncate tables.", "Bash", {"command": "psql -c 'drop table users'"}),
+    ("Do not add new npm packages.", "Bash", {"command": "npm install left-pad"}),
+    ("Never add files to `dist/`.", "Write", {"file_path": "dist/a.js", "content": "x"}),
+])
+def test_the_tightened_readings_keep_their_rules(sentence, tool, tool_input):
+    assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) in ("block", "ask")
