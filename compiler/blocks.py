@@ -215,7 +215,7 @@ class _LineLexer(Lexer):
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Lark:
+def load_block_parser() -> Lark:
     grammar = read_grammar("blocks.lark")
     return Lark(grammar, parser="lalr", lexer=_LineLexer, transformer=_ToBlocks())
 
@@ -224,4 +224,4 @@ def parse_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
     """Parse markdown body lines (starting at `first_line`) into blocks."""
     if not lines:
         return []
-    return cast("list[Block]", _parser().parse(classify_lines(lines, first_line)))  # what _ToBlocks made of the tree
+    return cast("list[Block]", load_block_parser().parse(classify_lines(lines, first_line)))  # what _ToBlocks made of the tree

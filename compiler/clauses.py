@@ -93,7 +93,7 @@ def inline_grammar() -> Lark:
 
 
 @lru_cache(maxsize=1)
-def _scanner() -> re.Pattern:
+def load_scanner() -> re.Pattern:
     """The inline grammar's terminals as one regex, strongest priority first.
 
     A sentence in inline.lark is a maximal run of tokens between END tokens,
@@ -127,7 +127,7 @@ def split_sentences(text: str, keep=None) -> list[Sentence]:
     multi-sentence block before their tokens are built (the caller only reads
     sentences with a marker, and has checked the block as a whole).
     """
-    spans = [(m.lastgroup or "", *m.span()) for m in _scanner().finditer(text)]  # (every terminal is a named group)
+    spans = [(m.lastgroup or "", *m.span()) for m in load_scanner().finditer(text)]  # (every terminal is a named group)
     runs: list[list[tuple[str, int, int]]] = []
     begin = 0
     for i, span in enumerate(spans):

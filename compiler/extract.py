@@ -27,9 +27,9 @@ from typing import NamedTuple
 import yaml
 
 from ..grammar import read as read_grammar
-from .admission import surely_a_path
-from .blocks import Block, parse_blocks
-from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, read_clause, split_sentences, strongest
+from .admission import load_admission, surely_a_path
+from .blocks import Block, load_block_parser, parse_blocks
+from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, read_clause, split_sentences, strongest
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder, normalise_word
 from .regexes import glob_to_regex
@@ -60,6 +60,18 @@ def _section_words() -> dict[str, tuple[str, ...]]:
     text = read_grammar("sections.yaml")
     data = yaml.safe_load(text)
     return {kind: tuple(data[kind]) for kind in ("definitions", "principles", "methodology")}
+
+
+def load_readers() -> None:
+    """Build every grammar, word list and regex the readers and admission use. A process that calls
+    this before forking its workers builds them once, and the workers share them."""
+    load_block_parser()
+    load_scanner()
+    load_ladder()
+    load_lexicon()
+    load_conventions()
+    load_admission()
+    _section_words()
 
 
 def prose_section(heading: str) -> str:

@@ -231,7 +231,9 @@ def extract_all(sources: list[Source], reusable: dict, workers: int | None = Non
     reused = [i for i, s in enumerate(sources) if (s.file, s.sha256) in reusable]
     found = dict(zip(reused, read(reused)))
     if fresh:
-        from .extract import Extractor  # noqa: F401  (Lark and the grammars: loaded once, before any fork)
+        from .extract import load_readers  # (Lark and the grammars: not for a run that finds nothing changed)
+
+        load_readers()  # once, before any fork
     count = workers or (forked.cores() if sum(len(sources[i].text) for i in fresh) >= PARALLEL_MIN_CHARS else 1)
     shares = forked.balanced(fresh, lambda i: len(sources[i].text), min(count, len(fresh))) if fresh else []
     for number, (share, outcomes) in enumerate(zip(shares, forked.shared(read, shares))):
