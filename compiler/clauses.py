@@ -169,11 +169,10 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
     words = [sentence.tokens[i].norm for i in positions]
     conditional = _in_condition(sentence.tokens, ladder.condition_words) | _in_example(sentence.tokens)
     found: list[tuple[int, int, str]] = []  # (word index, length, class)
-    i = 0
-    while i < len(words):
-        hit = ladder.match_at(words, i)
+    end = 0  # the word after the last marker phrase: no phrase starts inside another
+    for i in (i for i, word in enumerate(words) if word in ladder.phrases):
+        hit = ladder.match_at(words, i) if i >= end else None
         if hit is None:
-            i += 1
             continue
         length, cls = hit
         if ladder.is_void(words, i, cls) or positions[i] in conditional:
@@ -184,7 +183,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
                 found.pop()
         else:
             found.append((i, length, cls))
-        i += length
+        end = i + length
     markers = []
     for i, length, cls in found:
         first, last = positions[i], positions[i + length - 1]
@@ -193,9 +192,9 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         if caps:
             cls = ladder.caps_strengthen.get(cls, cls)
         markers.append(Marker(phrase, cls, caps, first))
-    head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER"))
+    head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER")).replace(" ", "")
     for header, cls in ladder.headers.items():
-        if head.replace(" ", "").startswith(header.replace(" ", "")):
+        if head.startswith(header.replace(" ", "")):
             if cls == "label":  # "CRITICAL: Use `pnpm`" asks for pnpm: the label keeps the sentence's polarity
                 negative = any(ladder.classes[m.marker_class].polarity == "negative" for m in markers)
                 cls = "block-direct" if negative else "block-positive"
@@ -248,7 +247,7 @@ MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
 
 
 def _object(token: InlineToken) -> ClauseObject | None:
-    if token.type == "WORD" and MCP_TOOL.match(token):
+    if token.type == "WORD" and "__" in token and MCP_TOOL.match(token):
         return ClauseObject(ClauseObjectKind.CODE, str(token))
     if token.type == "CODE":
         return ClauseObject(ClauseObjectKind.CODE, token.strip("`").strip())
@@ -318,11 +317,10 @@ def _names_a_folder(tokens, i: int, words: dict[str, frozenset[str]]) -> bool:
 def _objects(tokens, lexicon) -> list[ClauseObject]:
     """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs.
     A name the sentence calls a call ("`then` calls") is the call, `then()`, not every use of the word."""
-    called = _called(tokens)
+    named = [(i, obj) for i, obj in enumerate(map(_object, tokens)) if obj is not None]
+    called = _called(tokens) if named else set()
     found: list[ClauseObject] = []
-    for i, obj in enumerate(map(_object, tokens)):
-        if obj is None:
-            continue
+    for i, obj in named:
         if any(t.type == "WORD" and t.norm in lexicon.clause_words["judgements"] for t in tokens[max(i - 2, 0) : i]):
             continue  # "unnecessary `useEffect`", "multiple duplicative `[Fact]` methods": some uses, judged
         following = tokens[i + 1].norm if i + 1 < len(tokens) else ""
@@ -539,7 +537,8 @@ def _read_subject(clause: Clause, tokens, lexicon) -> None:
     """The subject before the marker narrows the rule unless it is the agent itself:
     "any new developer fragment must …", "Tests must not …" (-> test files)."""
     words = lexicon.clause_words
-    kept = [t for t in tokens if t.type == "CODE" or t.type == "WORD" and t.norm not in words["subjects"] | words["connectors"]]
+    dropped = words["subjects"] | words["connectors"]
+    kept = [t for t in tokens if t.type == "CODE" or t.type == "WORD" and t.norm not in dropped]
     text = _qualifier_text(kept)
     if text:
         _narrow(clause, text, lexicon.qualifier_scope("in " + text, [o for o in map(_object, kept) if o]))
