@@ -167,7 +167,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
     ladder = ladder or load_ladder()
     positions = [i for i, t in enumerate(sentence.tokens) if t.type == "WORD"]
     words = [sentence.tokens[i].norm for i in positions]
-    conditional = _in_condition(sentence.tokens, ladder.condition_words) | _in_example(sentence.tokens)
+    conditional: frozenset[int] | None = None  # (the tokens of conditions and examples, found at the first phrase)
     found: list[tuple[int, int, str]] = []  # (word index, length, class)
     end = 0  # the word after the last marker phrase: no phrase starts inside another
     for i in (i for i, word in enumerate(words) if word in ladder.phrases):
@@ -175,6 +175,8 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         if hit is None:
             continue
         length, cls = hit
+        if conditional is None:
+            conditional = _in_condition(sentence.tokens, ladder.condition_words) | _in_example(sentence.tokens)
         if ladder.is_void(words, i, cls) or positions[i] in conditional:
             pass  # "If you don't have the tool:" states a condition, not an instruction
         elif ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
@@ -517,7 +519,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
-        if bucket is parts.main and _is_object_token(tok, lexicon):
+        if not seen_object and bucket is parts.main and _is_object_token(tok, lexicon):
             seen_object = True
         bucket.append(tok)
     return parts
@@ -673,7 +675,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""
-        objs = _objects(part, lexicon)
+        objs = _objects(part, lexicon) if (start, end) != own else []  # (the own clause's are read from its parts)
         if (start, end) == own:
             parts = _split_clause(part, lexicon, polarity == "positive")
             clause.objects = (_objects(parts.main, lexicon) or _bare_objects(tuple(parts.main), lexicon.programs, lexicon.edit_verbs)

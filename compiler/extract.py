@@ -57,9 +57,10 @@ MAX_NAMES_PER_SENTENCE = 64
 
 @lru_cache(maxsize=1)
 def _section_words() -> dict[str, tuple[str, ...]]:
+    """Each Pass 3 section's words, each with a space either side (whole words in `prose_section`)."""
     text = read_grammar("sections.yaml")
     data = yaml.safe_load(text)
-    return {kind: tuple(data[kind]) for kind in ("definitions", "principles", "methodology")}
+    return {kind: tuple(f" {key} " for key in data[kind]) for kind in ("definitions", "principles", "methodology")}
 
 
 def load_readers() -> None:
@@ -78,7 +79,7 @@ def prose_section(heading: str) -> str:
     """The Pass 3 section a heading opens (definitions, principles, methodology), or ''."""
     words = " " + " ".join(re.findall(r"[a-z]+", heading.lower())) + " "
     for kind, keys in _section_words().items():
-        if any(f" {key} " in words for key in keys):
+        if any(key in words for key in keys):
             return kind
     return ""
 
