@@ -46,6 +46,7 @@ _BAD_EXAMPLE = re.compile(
 )
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
+_LETTERS = re.compile(r"[a-z]+")
 _STEP = re.compile(r"^\s*\d{1,9}[.)][ \t]")
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
 # Real rule files put at most 5 rule words and 11 names in backticks in one sentence. Reading a
@@ -56,11 +57,11 @@ MAX_NAMES_PER_SENTENCE = 64
 
 
 @lru_cache(maxsize=1)
-def _section_words() -> dict[str, tuple[str, ...]]:
-    """Each Pass 3 section's words, each with a space either side (whole words in `prose_section`)."""
+def _section_words() -> dict[str, re.Pattern]:
+    """Each Pass 3 section's words, as one regex that finds any of them between spaces (whole words in `prose_section`)."""
     text = read_grammar("sections.yaml")
     data = yaml.safe_load(text)
-    return {kind: tuple(f" {key} " for key in data[kind]) for kind in ("definitions", "principles", "methodology")}
+    return {kind: re.compile(" (?:" + "|".join(map(re.escape, data[kind])) + ") ") for kind in ("definitions", "principles", "methodology")}
 
 
 def load_readers() -> None:
@@ -77,11 +78,8 @@ def load_readers() -> None:
 
 def prose_section(heading: str) -> str:
     """The Pass 3 section a heading opens (definitions, principles, methodology), or ''."""
-    words = " " + " ".join(re.findall(r"[a-z]+", heading.lower())) + " "
-    for kind, keys in _section_words().items():
-        if any(key in words for key in keys):
-            return kind
-    return ""
+    words = " " + " ".join(_LETTERS.findall(heading.lower())) + " "
+    return next((kind for kind, keys in _section_words().items() if keys.search(words)), "")
 
 
 class Heading(NamedTuple):
