@@ -467,6 +467,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
     parts = _Parts()
     words = lexicon.clause_words
     depth, bucket = 0, parts.main
+    pronouns = load_ladder().relative_pronouns
     seen_object = False
     for i, tok in enumerate(part):
         if tok == "(" and not depth:
@@ -493,7 +494,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                     word == "as" and seen_object and i + 1 < len(part) and part[i + 1].norm not in words["explanation_subjects"]):
                 parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
                 bucket = parts.qualifiers[-1]
-            elif word in load_ladder().relative_pronouns and not seen_object and bucket is parts.main and i > 0 \
+            elif word in pronouns and not seen_object and bucket is parts.main and i > 0 \
                     and _plain_plural(part[i - 1], lexicon):
                 bucket = parts.asides  # "avoid helper functions that hide `nn.Module` calls": which helpers, not `nn.Module`
             elif word in words["explanations"] or word == "to" and i + 1 < len(part) and part[i + 1].norm in words["why_verbs"]:
@@ -605,9 +606,15 @@ def _commas(tokens) -> frozenset[int]:
     return frozenset(after)
 
 
+@lru_cache(maxsize=4)
+def _participles(passives: frozenset[str]) -> dict[str, str]:
+    """Each past participle of the lexicon's `passives` ("committed:commit") -> its verb."""
+    return dict(p.split(":") for p in passives)
+
+
 def lead_verb(sentence: Sentence, governing: Marker, lexicon) -> str:
     """The verb a lead line's rule word governs, which its list items take ("must NOT be committed:" -> commit), or ""."""
-    participles = dict(p.split(":") for p in lexicon.clause_words["passives"])
+    participles = _participles(lexicon.clause_words["passives"])
     for token in sentence.tokens[governing.index + 1 :]:
         if token.type == "WORD" and (token.norm in lexicon.verbs or token.norm in participles):
             return participles.get(token.norm, token.norm)
@@ -617,12 +624,11 @@ def lead_verb(sentence: Sentence, governing: Marker, lexicon) -> str:
 def _passive_verb(own: tuple[InlineToken, ...], lexicon) -> str:
     """The verb of a governed clause that is a passive and nothing else ("must not be used", "… by hand"), or ""."""
     words = [t.norm for t in own if t.type == "WORD"]
-    participles = dict(p.split(":") for p in lexicon.clause_words["passives"])
     be = next((k for k, w in enumerate(words) if w == "be"), -1)
     if be < 0 or be + 2 > len(words) or any(t.type in ("CODE", "PATH") for t in own) \
             or any(w not in lexicon.clause_words["self_references"] for w in words[be + 2 :]):
         return ""  # ("must never be edited by hand" is one; "must not be used for X" is not)
-    return participles.get(words[be + 1], "")
+    return _participles(lexicon.clause_words["passives"]).get(words[be + 1], "")
 
 
 def _passive_subject(part: tuple[InlineToken, ...], lexicon) -> list[ClauseObject]:
