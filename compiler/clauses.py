@@ -176,7 +176,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
             continue
         length, cls = hit
         if conditional is None:
-            conditional = _in_condition(sentence.tokens, ladder.condition_words) | _in_example(sentence.tokens)
+            conditional = _conditional(sentence.tokens, words, ladder)
         if ladder.is_void(words, i, cls) or positions[i] in conditional:
             pass  # "If you don't have the tool:" states a condition, not an instruction
         elif ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
@@ -202,6 +202,13 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
                 cls = "block-direct" if negative else "block-positive"
             markers.insert(0, Marker(header, cls, True, 0))
     return markers
+
+
+def _conditional(tokens, words: list[str], ladder: Ladder) -> frozenset[int]:
+    """Token indices inside a condition or an example (`words`: the sentence's words), each looked for only when
+    the sentence has a condition word or a parenthesis."""
+    found = _in_condition(tokens, ladder.condition_words) if not ladder.condition_words.isdisjoint(words) else frozenset()
+    return found | _in_example(tokens) if "(" in tokens else found
 
 
 def _in_example(tokens) -> frozenset[int]:
@@ -294,10 +301,14 @@ def _concepts_outnumber_names(tokens: list[InlineToken]) -> bool:
     return 0 < named < len(items) - named
 
 
-@lru_cache(maxsize=4096)
-def _phrases_from(word: str, phrases: frozenset[str]) -> tuple[str, ...]:
-    """The phrases that open with `word` (each token is tried against only those)."""
-    return tuple(p for p in phrases if p.split()[0] == word)
+@lru_cache(maxsize=4)
+def _by_first_word(phrases: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The phrases by the word they open with (each token is tried against only those)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for phrase in sorted(phrases):
+        first = phrase.split()[0]
+        found[first] = (*found.get(first, ()), phrase)
+    return found
 
 
 def _starts_with(part, i: int, phrase: str) -> bool:
@@ -453,7 +464,7 @@ class _Parts:
 
 
 def _is_object_token(tok: InlineToken, lexicon) -> bool:
-    return _object(tok) is not None or tok.norm in lexicon.programs or bool(_FILENAME.match(str(tok)))
+    return _object(tok) is not None or tok.norm in lexicon.programs or bool(_FILENAME.match(tok))
 
 
 def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Parts:
@@ -467,7 +478,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
     parts = _Parts()
     words = lexicon.clause_words
     depth, bucket = 0, parts.main
-    pronouns = load_ladder().relative_pronouns
+    pronouns, roles = load_ladder().relative_pronouns, _by_first_word(words["role_phrases"])
     seen_object = False
     for i, tok in enumerate(part):
         if tok == "(" and not depth:
@@ -490,7 +501,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm in words["not_example"])) \
                     or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):  # ("or the like" is no example)
                 bucket = parts.examples
-            elif any(_starts_with(part, i, phrase) for phrase in _phrases_from(word, words["role_phrases"])) or (
+            elif word in roles and any(_starts_with(part, i, phrase) for phrase in roles[word]) or (
                     word == "as" and seen_object and i + 1 < len(part) and part[i + 1].norm not in words["explanation_subjects"]):
                 parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
                 bucket = parts.qualifiers[-1]
