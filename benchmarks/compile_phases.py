@@ -27,7 +27,7 @@ PHASES = [  # (module, attribute), in pipeline order
     ("policyc.compiler.ids", "assign_ids"),
     ("policyc.compiler.conflicts", "resolve"),
     ("policyc.compiler.writer", "write_artifacts"),
-    ("policyc.emitters", "artifacts"),
+    ("policyc.emitters", "rendered_files"),
     ("policyc.emitters", "resolve"),
     ("policyc.emitters", "plan"),
     ("policyc.emitters", "_group_files"),

@@ -27,7 +27,6 @@ _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(?:([ \t]+)|$)")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _QUOTE = re.compile(r"^ {0,3}>")
-_STRUCTURAL_STARTS = frozenset("`~=-*_#+>0123456789")
 
 
 class Block(NamedTuple):
@@ -74,8 +73,7 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
         number = first_line + offset
         kind, depth = "TEXT", len(items)
         stripped = line.lstrip()
-        lead = stripped[:1]
-        structural = lead in _STRUCTURAL_STARTS  # only these first characters can open a block
+        lead = stripped[:1]  # (each regex below is tried only on a line whose first character it can match)
         if fence is not None:
             m = _FENCE.match(line) if lead == fence[0] else None
             if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1] and not m.group(3).strip():
@@ -91,24 +89,24 @@ def classify_lines(lines: list[str], first_line: int = 1) -> list[_LineToken]:
             # four columns past the text it would continue: an indented code block, whatever
             # its lines look like ("Example of a bad AGENTS.md:" + an indented example)
             kind = "INDENTED"
-        elif structural and (m := _FENCE.match(line)) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+        elif lead in "`~" and (m := _FENCE.match(line)) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             kind, fence = "FENCE_OPEN", (m.group(2)[0], len(m.group(2)))
             while items and items[-1] > _indent(line):
                 items.pop()
-        elif structural and prev == "TEXT" and _SETEXT.match(line) and not items:
+        elif lead in "=-" and prev == "TEXT" and _SETEXT.match(line) and not items:
             kind = "SETEXT"
-        elif structural and _HR.match(line):
+        elif lead in "-*_" and _HR.match(line):
             kind, items = "_HR", []
-        elif structural and _ATX.match(line):
+        elif lead == "#" and _ATX.match(line):
             kind, items = "ATX", []
-        elif structural and (m := _BULLET.match(line)) and (m.group(3) or line.strip() in "-*+"):
+        elif lead in "-*+0123456789" and (m := _BULLET.match(line)) and (m.group(3) or line.strip() in "-*+"):
             indent = len(m.group(1))
             while items and items[-1] > indent:
                 items.pop()
             depth = len(items)
             items.append(indent + len(m.group(2)) + len(m.group(3) or " "))
             kind = "BULLET"
-        elif structural and _QUOTE.match(line):
+        elif lead == ">" and _QUOTE.match(line):
             kind, items = "QUOTE", []
         elif prev in ("TABLE_ROW", "TABLE_SEP") and "|" in line:
             kind = "TABLE_SEP" if _TABLE_SEP.match(line) else "TABLE_ROW"
@@ -215,7 +213,7 @@ class _LineLexer(Lexer):
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Lark:
+def load_block_parser() -> Lark:
     grammar = read_grammar("blocks.lark")
     return Lark(grammar, parser="lalr", lexer=_LineLexer, transformer=_ToBlocks())
 
@@ -224,4 +222,4 @@ def parse_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
     """Parse markdown body lines (starting at `first_line`) into blocks."""
     if not lines:
         return []
-    return cast("list[Block]", _parser().parse(classify_lines(lines, first_line)))  # what _ToBlocks made of the tree
+    return cast("list[Block]", load_block_parser().parse(classify_lines(lines, first_line)))  # what _ToBlocks made of the tree

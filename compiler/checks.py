@@ -86,7 +86,8 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
     """Run the §12 checks on a distilled-rules document."""
     failures: list[tuple[str, str]] = []
     rules = doc.get("rules", [])
-    normalised = {f: normalise_ws(t) for f, t in source_texts.items()}
+    normalised = cache(lambda file: normalise_ws(source_texts[file]))  # (only the files rules quote, each once)
+    lines_of = cache(lambda file: source_texts[file].split("\n"))
     seen: set[str] = set()
     pairs: list[tuple[str, str]] = []
     owners: list[str] = []
@@ -97,9 +98,9 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
         lines = src.get("lines", [0, 0])
         text = source_texts.get(src.get("file", ""))
         # 1. the quote is in its file, at its lines
-        if not quote or text is None or quote not in normalised[src["file"]]:
+        if not quote or text is None or quote not in normalised(src["file"]):
             failures.append((rid, "source.quote is not in the source file"))
-        elif quote not in normalise_ws("\n".join(text.split("\n")[lines[0] - 1 : lines[1]])):
+        elif quote not in normalise_ws("\n".join(lines_of(src["file"])[lines[0] - 1 : lines[1]])):
             failures.append((rid, f"source.quote is not at lines {lines[0]}-{lines[1]}"))
         # 2. block/ask rules have a concrete trigger
         fields = {p.get("field") for p in rule.get("patterns", []) if not p.get("negate")}

@@ -93,7 +93,7 @@ def inline_grammar() -> Lark:
 
 
 @lru_cache(maxsize=1)
-def _scanner() -> re.Pattern:
+def load_scanner() -> re.Pattern:
     """The inline grammar's terminals as one regex, strongest priority first.
 
     A sentence in inline.lark is a maximal run of tokens between END tokens,
@@ -127,7 +127,7 @@ def split_sentences(text: str, keep=None) -> list[Sentence]:
     multi-sentence block before their tokens are built (the caller only reads
     sentences with a marker, and has checked the block as a whole).
     """
-    spans = [(m.lastgroup or "", *m.span()) for m in _scanner().finditer(text)]  # (every terminal is a named group)
+    spans = [(m.lastgroup or "", *m.span()) for m in load_scanner().finditer(text)]  # (every terminal is a named group)
     runs: list[list[tuple[str, int, int]]] = []
     begin = 0
     for i, span in enumerate(spans):
@@ -167,15 +167,16 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
     ladder = ladder or load_ladder()
     positions = [i for i, t in enumerate(sentence.tokens) if t.type == "WORD"]
     words = [sentence.tokens[i].norm for i in positions]
-    conditional = _in_condition(sentence.tokens, ladder.condition_words) | _in_example(sentence.tokens)
+    conditional: frozenset[int] | None = None  # (the tokens of conditions and examples, found at the first phrase)
     found: list[tuple[int, int, str]] = []  # (word index, length, class)
-    i = 0
-    while i < len(words):
-        hit = ladder.match_at(words, i)
+    end = 0  # the word after the last marker phrase: no phrase starts inside another
+    for i in (i for i, word in enumerate(words) if word in ladder.phrases):
+        hit = ladder.match_at(words, i) if i >= end else None
         if hit is None:
-            i += 1
             continue
         length, own = hit
+        if conditional is None:
+            conditional = _conditional(sentence.tokens, words, ladder)
         cls = ladder.read_after(words, i + length, own)
         if cls is None or ladder.is_void(words, i, own) or positions[i] in conditional:
             pass  # "If you don't have the tool:" states a condition, not an instruction
@@ -185,7 +186,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
                 found.pop()
         else:
             found.append((i, length, cls))
-        i += length
+        end = i + length
     markers = []
     for i, length, cls in found:
         first, last = positions[i], positions[i + length - 1]
@@ -194,14 +195,21 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         if caps:
             cls = ladder.caps_strengthen.get(cls, cls)
         markers.append(Marker(phrase, cls, caps, first))
-    head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER"))
+    head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER")).replace(" ", "")
     for header, cls in ladder.headers.items():
-        if head.replace(" ", "").startswith(header.replace(" ", "")):
+        if head.startswith(header.replace(" ", "")):
             if cls == "label":  # "CRITICAL: Use `pnpm`" asks for pnpm: the label keeps the sentence's polarity
                 negative = any(ladder.classes[m.marker_class].polarity == "negative" for m in markers)
                 cls = "block-direct" if negative else "block-positive"
             markers.insert(0, Marker(header, cls, True, 0))
     return markers
+
+
+def _conditional(tokens, words: list[str], ladder: Ladder) -> frozenset[int]:
+    """Token indices inside a condition or an example (`words`: the sentence's words), each looked for only when
+    the sentence has a condition word or a parenthesis."""
+    found = _in_condition(tokens, ladder.condition_words) if not ladder.condition_words.isdisjoint(words) else frozenset()
+    return found | _in_example(tokens) if "(" in tokens else found
 
 
 def _in_example(tokens) -> frozenset[int]:
@@ -249,7 +257,7 @@ MCP_TOOL = re.compile(r"^(?:mcp__[\w-]+|[\w-]*mcp[\w-]*__[\w-]+)$")
 
 
 def _object(token: InlineToken) -> ClauseObject | None:
-    if token.type == "WORD" and MCP_TOOL.match(token):
+    if token.type == "WORD" and "__" in token and MCP_TOOL.match(token):
         return ClauseObject(ClauseObjectKind.CODE, str(token))
     if token.type == "CODE":
         return ClauseObject(ClauseObjectKind.CODE, token.strip("`").strip())
@@ -294,10 +302,14 @@ def _concepts_outnumber_names(tokens: list[InlineToken]) -> bool:
     return 0 < named < len(items) - named
 
 
-@lru_cache(maxsize=4096)
-def _phrases_from(word: str, phrases: frozenset[str]) -> tuple[str, ...]:
-    """The phrases that open with `word` (each token is tried against only those)."""
-    return tuple(p for p in phrases if p.split()[0] == word)
+@lru_cache(maxsize=4)
+def _by_first_word(phrases: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The phrases by the word they open with (each token is tried against only those)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for phrase in sorted(phrases):
+        first = phrase.split()[0]
+        found[first] = (*found.get(first, ()), phrase)
+    return found
 
 
 def _starts_with(part, i: int, phrase: str) -> bool:
@@ -319,11 +331,10 @@ def _names_a_folder(tokens, i: int, words: dict[str, frozenset[str]]) -> bool:
 def _objects(tokens, lexicon) -> list[ClauseObject]:
     """The code spans, paths and MCP tool names among tokens; `npm/yarn/pnpm` is three programs.
     A name the sentence calls a call ("`then` calls") is the call, `then()`, not every use of the word."""
-    called = _called(tokens)
+    named = [(i, obj) for i, obj in enumerate(map(_object, tokens)) if obj is not None]
+    called = _called(tokens) if named else set()
     found: list[ClauseObject] = []
-    for i, obj in enumerate(map(_object, tokens)):
-        if obj is None:
-            continue
+    for i, obj in named:
         if any(t.type == "WORD" and t.norm in lexicon.clause_words["judgements"] for t in tokens[max(i - 2, 0) : i]):
             continue  # "unnecessary `useEffect`", "multiple duplicative `[Fact]` methods": some uses, judged
         following = tokens[i + 1].norm if i + 1 < len(tokens) else ""
@@ -454,7 +465,7 @@ class _Parts:
 
 
 def _is_object_token(tok: InlineToken, lexicon) -> bool:
-    return _object(tok) is not None or tok.norm in lexicon.programs or bool(_FILENAME.match(str(tok)))
+    return _object(tok) is not None or tok.norm in lexicon.programs or bool(_FILENAME.match(tok))
 
 
 def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Parts:
@@ -468,6 +479,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
     parts = _Parts()
     words = lexicon.clause_words
     depth, bucket = 0, parts.main
+    pronouns, roles = load_ladder().relative_pronouns, _by_first_word(words["role_phrases"])
     seen_object = False
     for i, tok in enumerate(part):
         if tok == "(" and not depth:
@@ -490,11 +502,11 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             if (word in ("like", "including", "e.g") and not (word == "like" and i > 0 and part[i - 1].norm in words["not_example"])) \
                     or (word == "such" and i + 1 < len(part) and part[i + 1].norm == "as"):  # ("or the like" is no example)
                 bucket = parts.examples
-            elif any(_starts_with(part, i, phrase) for phrase in _phrases_from(word, words["role_phrases"])) or (
+            elif word in roles and any(_starts_with(part, i, phrase) for phrase in roles[word]) or (
                     word == "as" and seen_object and i + 1 < len(part) and part[i + 1].norm not in words["explanation_subjects"]):
                 parts.qualifiers.append([])  # "as a substitute for `_wait_for()`": forbidden in that role only
                 bucket = parts.qualifiers[-1]
-            elif word in load_ladder().relative_pronouns and not seen_object and bucket is parts.main and i > 0 \
+            elif word in pronouns and not seen_object and bucket is parts.main and i > 0 \
                     and _plain_plural(part[i - 1], lexicon):
                 bucket = parts.asides  # "avoid helper functions that hide `nn.Module` calls": which helpers, not `nn.Module`
             elif word in words["explanations"] or word == "to" and i + 1 < len(part) and part[i + 1].norm in words["why_verbs"]:
@@ -524,7 +536,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
-        if bucket is parts.main and _is_object_token(tok, lexicon):
+        if not seen_object and bucket is parts.main and _is_object_token(tok, lexicon):
             seen_object = True
         bucket.append(tok)
     return parts
@@ -544,7 +556,8 @@ def _read_subject(clause: Clause, tokens, lexicon) -> None:
     """The subject before the marker narrows the rule unless it is the agent itself:
     "any new developer fragment must …", "Tests must not …" (-> test files)."""
     words = lexicon.clause_words
-    kept = [t for t in tokens if t.type == "CODE" or t.type == "WORD" and t.norm not in words["subjects"] | words["connectors"]]
+    dropped = words["subjects"] | words["connectors"]
+    kept = [t for t in tokens if t.type == "CODE" or t.type == "WORD" and t.norm not in dropped]
     text = _qualifier_text(kept)
     if text:
         _narrow(clause, text, lexicon.qualifier_scope("in " + text, [o for o in map(_object, kept) if o]))
@@ -621,9 +634,15 @@ def _commas(tokens) -> frozenset[int]:
     return frozenset(after)
 
 
+@lru_cache(maxsize=4)
+def _participles(passives: frozenset[str]) -> dict[str, str]:
+    """Each past participle of the lexicon's `passives` ("committed:commit") -> its verb."""
+    return dict(p.split(":") for p in passives)
+
+
 def lead_verb(sentence: Sentence, governing: Marker, lexicon) -> str:
     """The verb a lead line's rule word governs, which its list items take ("must NOT be committed:" -> commit), or ""."""
-    participles = dict(p.split(":") for p in lexicon.clause_words["passives"])
+    participles = _participles(lexicon.clause_words["passives"])
     for token in sentence.tokens[governing.index + 1 :]:
         if token.type == "WORD" and (token.norm in lexicon.verbs or token.norm in participles):
             return participles.get(token.norm, token.norm)
@@ -633,12 +652,11 @@ def lead_verb(sentence: Sentence, governing: Marker, lexicon) -> str:
 def _passive_verb(own: tuple[InlineToken, ...], lexicon) -> str:
     """The verb of a governed clause that is a passive and nothing else ("must not be used", "… by hand"), or ""."""
     words = [t.norm for t in own if t.type == "WORD"]
-    participles = dict(p.split(":") for p in lexicon.clause_words["passives"])
     be = next((k for k, w in enumerate(words) if w == "be"), -1)
     if be < 0 or be + 2 > len(words) or any(t.type in ("CODE", "PATH") for t in own) \
             or any(w not in lexicon.clause_words["self_references"] for w in words[be + 2 :]):
         return ""  # ("must never be edited by hand" is one; "must not be used for X" is not)
-    return participles.get(words[be + 1], "")
+    return _participles(lexicon.clause_words["passives"]).get(words[be + 1], "")
 
 
 def _passive_subject(part: tuple[InlineToken, ...], lexicon) -> list[ClauseObject]:
@@ -691,7 +709,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""
-        objs = _objects(part, lexicon)
+        objs = _objects(part, lexicon) if (start, end) != own else []  # (the own clause's are read from its parts)
         if (start, end) == own:
             parts = _split_clause(part, lexicon, polarity == "positive")
             clause.objects = (_objects(parts.main, lexicon) or _bare_objects(tuple(parts.main), lexicon.programs, lexicon.edit_verbs)

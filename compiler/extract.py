@@ -27,9 +27,9 @@ from typing import NamedTuple
 import yaml
 
 from ..grammar import read as read_grammar
-from .admission import surely_a_path
-from .blocks import Block, parse_blocks
-from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, read_clause, split_sentences, strongest
+from .admission import load_admission, surely_a_path
+from .blocks import Block, load_block_parser, parse_blocks
+from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, read_clause, split_sentences, strongest
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder, normalise_word
 from .regexes import glob_to_regex
@@ -50,6 +50,7 @@ _BAD_EXAMPLE = re.compile(
 _DONT_LABEL = re.compile(r"^\W*(?:don[’']?t|do\s+not)\W*:\W*(?:`[^`]+`\W*(?:\([^)]*\))?\s*)?$", re.IGNORECASE)
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
+_LETTERS = re.compile(r"[a-z]+")
 _STEP = re.compile(r"^\s*\d{1,9}[.)][ \t]")
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
 # Real rule files put at most 5 rule words and 11 names in backticks in one sentence. Reading a
@@ -60,19 +61,29 @@ MAX_NAMES_PER_SENTENCE = 64
 
 
 @lru_cache(maxsize=1)
-def _section_words() -> dict[str, tuple[str, ...]]:
+def _section_words() -> dict[str, re.Pattern]:
+    """Each Pass 3 section's words, as one regex that finds any of them between spaces (whole words in `prose_section`)."""
     text = read_grammar("sections.yaml")
     data = yaml.safe_load(text)
-    return {kind: tuple(data[kind]) for kind in ("definitions", "principles", "methodology")}
+    return {kind: re.compile(" (?:" + "|".join(map(re.escape, data[kind])) + ") ") for kind in ("definitions", "principles", "methodology")}
+
+
+def load_readers() -> None:
+    """Build every grammar, word list and regex the readers and admission use. A process that calls
+    this before forking its workers builds them once, and the workers share them."""
+    load_block_parser()
+    load_scanner()
+    load_ladder()
+    load_lexicon()
+    load_conventions()
+    load_admission()
+    _section_words()
 
 
 def prose_section(heading: str) -> str:
     """The Pass 3 section a heading opens (definitions, principles, methodology), or ''."""
-    words = " " + " ".join(re.findall(r"[a-z]+", heading.lower())) + " "
-    for kind, keys in _section_words().items():
-        if any(f" {key} " in words for key in keys):
-            return kind
-    return ""
+    words = " " + " ".join(_LETTERS.findall(heading.lower())) + " "
+    return next((kind for kind, keys in _section_words().items() if keys.search(words)), "")
 
 
 class Heading(NamedTuple):

@@ -54,7 +54,7 @@ def assign_ids(imperatives, previous=()) -> None:
         for imp in old:
             if imp.id not in taken and key(imp) is not None:
                 known.setdefault(key(imp), imp.id)
-        for imp in imperatives:
+        for imp in imperatives if known else ():  # (a first run knows no ids: no key to compute)
             if not imp.id and (found := known.get(key(imp))) and found not in taken:
                 imp.id = found
                 taken.add(found)

@@ -250,7 +250,7 @@ def _mandatory_groups(regex: str) -> list[str]:
 
 
 @lru_cache(maxsize=8192)
-def _literals(regex: str, depth: int = 0) -> frozenset[str] | None:
+def required_literals(regex: str, depth: int = 0) -> frozenset[str] | None:
     """Lower-case strings one of which every match of the regex contains; None when none is certain.
 
     The harness's required literal; or, for an alternation such as `(?:\\bnull\\b|\\bundefined\\b)`,
@@ -263,10 +263,10 @@ def _literals(regex: str, depth: int = 0) -> frozenset[str] | None:
         return None
     parts = _split_alternatives(regex)
     if len(parts) > 1:
-        alternatives = [literals for part in parts if (literals := _literals(part, depth + 1))]
+        alternatives = [literals for part in parts if (literals := required_literals(part, depth + 1))]
         return frozenset().union(*alternatives) if len(alternatives) == len(parts) else None  # (each needs literals)
     for group in _mandatory_groups(regex):
-        found = _literals(group, depth + 1)
+        found = required_literals(group, depth + 1)
         if found:
             return found
     return None
@@ -276,7 +276,7 @@ def _rule_literals(rule: Rule) -> frozenset[str] | None:
     """What the rule's text must contain for any positive pattern to match (None: no quick test)."""
     found = set(rule.literals or ())  # one per pattern, when the harness found them all
     for _, pattern, _ in rule.positives if not found else ():
-        literals = _literals(pattern.pattern)
+        literals = required_literals(pattern.pattern)
         if not literals:
             return None
         found |= literals

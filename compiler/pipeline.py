@@ -218,25 +218,29 @@ def extract_all(sources: list[Source], reusable: dict, workers: int | None = Non
     limits, by the same `_extract`, and then admitted, which decides each imperative on its own
     and its file. `workers` overrides the count (1: all here). The result is the same for any count.
     """
+    from . import regex_safety
     from .admission import admit_all
 
-    def read(share: list[int]) -> list:
+    def read(share: list[int]) -> tuple[list, dict]:
         outcomes = [_outcome(sources[i], reusable) for i in share]
         done = [(sources[i], o) for i, o in zip(share, outcomes) if not isinstance(o, SourceError)]
         admit_all([imp for _, (imps, _, _) in done for imp in imps], {s.file: source_ir(s) for s, _ in done})
-        return outcomes
+        return outcomes, regex_safety.analysed()
 
     fresh = [i for i, s in enumerate(sources) if (s.file, s.sha256) not in reusable]
     # rules reused from the sealed IR are vouched for before any share is admitted, as in one pass
     reused = [i for i, s in enumerate(sources) if (s.file, s.sha256) in reusable]
-    found = dict(zip(reused, read(reused)))
+    found = dict(zip(reused, read(reused)[0]))
     if fresh:
-        from .extract import Extractor  # noqa: F401  (Lark and the grammars: loaded once, before any fork)
+        from .extract import load_readers  # (Lark and the grammars: not for a run that finds nothing changed)
+
+        load_readers()  # once, before any fork
     count = workers or (forked.cores() if sum(len(sources[i].text) for i in fresh) >= PARALLEL_MIN_CHARS else 1)
     shares = forked.balanced(fresh, lambda i: len(sources[i].text), min(count, len(fresh))) if fresh else []
-    for number, (share, outcomes) in enumerate(zip(shares, forked.shared(read, shares))):
+    for number, (share, (outcomes, analysed)) in enumerate(zip(shares, forked.shared(read, shares))):
         found.update(zip(share, outcomes))
-        if number:  # admitted in a child: admit_all, finding every rule decided, records their proven regexes here
+        if number:  # admitted in a child: its regexes' analyses are kept here, and admit_all, finding every rule
+            regex_safety.remember(analysed)  # decided, records their proven regexes (the self-checks ask again)
             admit_all([imp for o in outcomes if not isinstance(o, SourceError) for imp in o[0]], {})
     return [found[i] for i in range(len(sources))]
 

@@ -424,6 +424,16 @@ def problems(pairs: list[tuple[str, str]], use_node: bool = True) -> list[str]:
     return [final.get(p) or (_tried.get(p, "") if tried else _static[p]) for p in pairs]
 
 
+def analysed() -> dict[tuple[str, str], str]:
+    """The static analysis of every regex this process analysed, for another process to `remember`."""
+    return dict(_static)
+
+
+def remember(verdicts: dict[tuple[str, str], str]) -> None:
+    """Take the static analyses another process of this run made (`analysed`): none is made twice."""
+    _static.update(verdicts)
+
+
 def vouch(pairs: list[tuple[str, str]]) -> None:
     """Record regexes proven by an earlier run of this same compiler (a sealed cache): not tried again here.
     The static analysis still runs on them wherever `problems` is asked."""

@@ -8,6 +8,7 @@ reads the same way, so it can be tested here and in Node.js alike.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import bracex
 
@@ -228,6 +229,7 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
     return any_of(alternatives)
 
 
+@lru_cache(maxsize=4096)  # the same globs come back in every file (the lexicon's section and qualifier scopes)
 def glob_to_regex(glob: str) -> str:
     """A path or glob -> regex on a file path that may be absolute or relative (§6).
 

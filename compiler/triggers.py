@@ -18,6 +18,7 @@ from ..grammar import read as read_grammar
 from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
+from .ordinary import required_literals
 from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
 _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
@@ -40,6 +41,7 @@ class Lexicon:
     programs: frozenset[str]
     identifiers: dict[str, str]
     prose: tuple[dict, ...]
+    prose_literals: frozenset[str]  # every `literals` of the prose entries
     verbs: frozenset[str]  # every verb of the kinds above
     versioned: frozenset[str]
     families: tuple[tuple[str, ...], ...]
@@ -113,7 +115,8 @@ def _entry(entry: dict) -> dict:
 def load_lexicon() -> Lexicon:
     text = read_grammar("lexicon.yaml")
     data = yaml.safe_load(text)
-    prose = tuple(map(_entry, data["prose"]))
+    # each prose entry's `literals`: lower-case words one of which every match of its `when` holds (None: not known)
+    prose = tuple({**entry, "literals": required_literals(entry["when_re"].pattern)} for entry in map(_entry, data["prose"]))
     verbs = {kind: frozenset(words) for kind, words in data["verbs"].items()}
     return Lexicon(
         tools=data["tools"],
@@ -128,6 +131,7 @@ def load_lexicon() -> Lexicon:
         programs=frozenset(data["programs"]),
         identifiers=dict(data["identifiers"]),
         prose=prose,
+        prose_literals=frozenset().union(*(entry["literals"] or () for entry in prose)),
         verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"] | verbs["remove"],
         versioned=frozenset(data["versioned"]),
         families=tuple(tuple(f) for f in data["families"]),
@@ -575,7 +579,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     text = f"{scope_text} {rejected}" if positive else scope_text
     named_in = rejected if positive else scope_text
     found: list[tuple[dict, re.Match]] = []
-    for entry in lex.prose:
+    for entry in _may_match(lex, text):
         matched = entry["when_re"].search(text)
         if not matched:
             continue
@@ -607,6 +611,14 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
         trigger.keywords = sorted({k for t in built for k in t.keywords}) if all(t.keywords for t in built) else []
         trigger.summary = " or ".join(t.summary for t in built)
     return trigger
+
+
+def _may_match(lex: Lexicon, text: str) -> list[dict]:
+    """The prose entries whose `when` may match the text: those it holds one of the `literals` of (a quick
+    `in` test per word instead of a regex search per entry)."""
+    lowered = text.lower()
+    present = {literal for literal in lex.prose_literals if literal in lowered}
+    return [entry for entry in lex.prose if entry["literals"] is None or not entry["literals"].isdisjoint(present)]
 
 
 _COORDINATED = re.compile(r"^(?:(?!\b(?:instead|rather|but|then|unless|except|before|after|until|use|prefer)\b)[^;.:])*"

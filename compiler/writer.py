@@ -45,20 +45,21 @@ def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> t
     the files a run would write if every check passed, before the checks.
 
     With BACKGROUND_MIN_RULES rules or more and a free core, the §12 checks run in a forked process
-    while this one validates the Cedar files (and `rendered` starts writing); the Cedar failures count
-    only when the §12 checks pass, as when they run one after the other.
+    while this one makes the IR's JSON and validates the Cedar files (and `rendered` starts writing);
+    the Cedar failures count only when the §12 checks pass, as when they run one after the other.
     """
-    from ..emitters import artifacts
+    from ..emitters import ir_json, rendered_files
     from .checks import MAX_OUTPUT_BYTES
 
-    files = artifacts(ir, target)
-    if review:
-        files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
-    doc = json.loads(files["distilled-rules.review.json" if review else "distilled-rules.json"])
+    files = rendered_files(ir, target)
+    doc = json.loads(files["distilled-rules.json"])
     ahead = len(encode(doc)) < MAX_OUTPUT_BYTES  # over the harness's limit the checks fail for sure: nothing is done ahead of them
     checked = forked.Background(lambda: self_check_failures(doc, ir), fork=ahead and len(doc.get("rules", [])) >= BACKGROUND_MIN_RULES
                                 and forked.cores() > 1)  # before `rendered` starts its threads
     try:
+        files["policy.ir.json"] = ir_json(ir)
+        if review:
+            files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
         if rendered is not None and ahead:
             rendered(files)
         cedar = _cedar_failures(files, target) if not review and checked.forked else None

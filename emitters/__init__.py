@@ -34,8 +34,21 @@ def artifacts(ir: PolicyIR, target: str = "sondera-v2", workers: int | None = No
     Each group's files depend on that group alone: with PARALLEL_MIN_ENTRIES rules or more, runs of
     groups render in one process per core (compiler/forked.py; `workers` overrides the count), and
     the files come back in the order one process gives them."""
+    files = rendered_files(ir, target, workers)
+    files["policy.ir.json"] = ir_json(ir)
+    return files
+
+
+def rendered_files(ir: PolicyIR, target: str = "sondera-v2", workers: int | None = None) -> dict[str, str | bytes]:
+    """Every file of `artifacts` but the IR, in the same order."""
     with forked.few_collections():
         return _artifacts(ir, target, workers)
+
+
+def ir_json(ir: PolicyIR) -> bytes:
+    """policy.ir.json, the largest file: made once no forked renderer holds memory."""
+    with forked.few_collections():
+        return ir.dumps()
 
 
 WHOLE_RUN_SHARE = 0.12  # the skipped report, the index and distilled-rules.json cost about this much of the groups' rendering
@@ -56,7 +69,6 @@ def _artifacts(ir: PolicyIR, target: str, workers: int | None) -> dict[str, str 
         for found in by_run:
             files.update(found[kind])
     files.update(by_run[0][-1])
-    files["policy.ir.json"] = ir.dumps()  # the largest file, made once no child holds memory
     return files
 
 
