@@ -49,12 +49,14 @@ class _Data:
     shell_token: re.Pattern
     preference_split: re.Pattern
     only_if_person: re.Pattern
+    unprompted: re.Pattern
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
     prefix_phrase: str
     exception_phrase: str
     precondition_phrase: str
+    command_narrowing: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
@@ -81,12 +83,14 @@ def load_admission() -> _Data:
         shell_token=re.compile(data["shell_tokens"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
+        unprompted=re.compile(data["unprompted"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
         prefix_phrase=data["prefix_phrase"],
         exception_phrase=data["exception_phrase"],
         precondition_phrase=data["precondition_phrase"],
+        command_narrowing=data["command_narrowing"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
@@ -269,8 +273,15 @@ def _scope(imp, source, data: _Data):
         qualifiers = tuple(q for q in qualifiers if q not in load_lexicon().clause_words["place_adverbs"])
     if qualifiers:
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
-    if clause.purpose and tool_kind(trigger) == "content":
+    if clause.purpose and (tool_kind(trigger) == "content" or trigger.kind == TriggerKind.COMMAND and not _restates(clause.purpose, trigger)):
         return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
+    if trigger.kind == TriggerKind.COMMAND:
+        for value in trigger.values:
+            if found := re.search(data.command_narrowing.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+                start = found.start("words") if found.group("words") else found.start()
+                words = re.split(r"[.;:,!?(]", imp.quote[start:])[0]
+                phrase = " ".join(words.split()[:6])
+                return f"'{phrase}' narrows when `{value}` is forbidden, which a pattern cannot see", None
     paths = set(trigger.tool_match) & _PATH_TOOLS
     if clause.file_scope and not paths:
         return "its qualifier names files, and a shell or tool call carries no file path", None
@@ -279,6 +290,12 @@ def _scope(imp, source, data: _Data):
         # none, so the rule would stay dormant forever
         return "its source is scoped to files, and a shell or tool call carries no file path", None
     return None
+
+
+def _restates(purpose: str, trigger) -> bool:
+    """"NEVER use `npm run compile` to compile TypeScript files": the purpose is what the command does, no narrowing."""
+    verb = purpose.split()[1] if purpose.startswith("to ") and len(purpose.split()) > 1 else ""
+    return any(verb in re.split(r"[\s:/._-]+", value.lower()) for value in trigger.values)
 
 
 def measure(imp: Imperative) -> Rate:
@@ -439,8 +456,10 @@ def _asks(imp, source) -> str:
     if not condition and source is not None:
         paragraph = " ".join(source.text.split("\n")[imp.lines[0] - 1 : imp.lines[-1]])
         condition = found.group(0) if (found := data.only_if_person.search(paragraph)) else ""
-    if imp.action != "block" or not load_lexicon().qualifiers["person"].search(condition):
+    unasked = data.unprompted.search(imp.quote) if not condition else None
+    if imp.action != "block" or not (unasked or load_lexicon().qualifiers["person"].search(condition)):
         return ""
+    condition = unasked.group(0) if unasked else condition
     imp.action = Action.ASK
     imp.reasons.append(f"'{condition}' leaves the exception to a person -> ask instead of block")
     return f"; '{condition}' leaves the exception to a person, so the harness asks before the call"

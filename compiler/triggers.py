@@ -35,6 +35,7 @@ class Lexicon:
     content_verbs: frozenset[str]
     unobservable_verbs: frozenset[str]
     remove_verbs: frozenset[str]
+    create_verbs: frozenset[str]
     mock_verbs: frozenset[str]
     script_runners: tuple[str, ...]
     script_names: frozenset[str]
@@ -125,6 +126,7 @@ def load_lexicon() -> Lexicon:
         content_verbs=verbs["content"],
         unobservable_verbs=verbs["unobservable"],
         remove_verbs=verbs["remove"],
+        create_verbs=verbs["create"],
         mock_verbs=verbs["mock"],
         script_runners=tuple(data["script_runners"]),
         script_names=frozenset(data["script_names"]),
@@ -132,7 +134,8 @@ def load_lexicon() -> Lexicon:
         identifiers=dict(data["identifiers"]),
         prose=prose,
         prose_literals=frozenset().union(*(entry["literals"] or () for entry in prose)),
-        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"] | verbs["remove"],
+        verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"] | verbs["remove"]
+        | verbs["create"],
         versioned=frozenset(data["versioned"]),
         families=tuple(tuple(f) for f in data["families"]),
         placeholders=frozenset(data["placeholders"]),
@@ -248,6 +251,15 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     return trigger
 
 
+def _with_option(command: str, clause: Clause) -> str:
+    """"Never use `git push` with `--force`": the option written in its own code span belongs to the command."""
+    found = re.search("`" + re.escape(command.lower()) + r"`\s+(?:with|using)\s+(?:the\s+)?`(-[^`\s]+)`", clause.scope_text)
+    if found is None:
+        return command
+    option = next((o.text for o in clause.objects if o.text.lower() == found.group(1)), found.group(1))
+    return f"{command} {option}"
+
+
 def _code_scope(globs: list[str], lex: Lexicon) -> str:
     """A rule on code's files: the clause's own scope, and unless it names the files, none of the prose files that
     only talk about the code ("Never use `console.log`" is about code, not the AGENTS.md line or the CHANGELOG entry
@@ -305,6 +317,8 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         kind = kinds[0][0]
         named = [o for k, o in kinds if k == kind and len(o.text) > 1]
         texts = [t for o in named for t in (_scripts(o, lex) if kind == "command" else [o.text])]
+        if kind == "command":
+            texts = [_with_option(t, clause) for t in texts]
         trigger = _build(kind, texts, clause, lex) if texts else None
         if trigger and kind == "command":  # a script's name, not each runner's spelling of it, names the rule
             trigger.summary = _slug_words([o.text for o in named])
@@ -433,7 +447,8 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
         # in prose, "`generated/*`" names the folder's contents, not only its top level
         regex = any_of([glob_to_regex(t.removesuffix("*") if t.endswith("/*") else t) for t in texts])
         patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
-        return Trigger(TriggerKind.PATH, list(tools["path"]), patterns + exceptions, summary=_slug_words(texts),
+        writes = ["Write"] if clause.verb in lex.create_verbs else list(tools["path"])  # a new file is a Write
+        return Trigger(TriggerKind.PATH, writes, patterns + exceptions, summary=_slug_words(texts),
                        interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)
     # content; an operator (`==`, `!=`) is in every file, never a name; `client.request(...)` is a shape, not a literal
     texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t) and not re.search(r"\.\.\.|…", t)]

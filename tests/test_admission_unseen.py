@@ -979,3 +979,38 @@ def test_a_word_family_or_destination_does_not_widen_the_ban(sentence, tool, too
 ])
 def test_the_tightened_readings_keep_their_rules(sentence, tool, tool_input):
     assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) in ("block", "ask")
+
+
+def test_creating_a_file_is_a_write_never_an_edit_of_one_that_exists():
+    # "Never create a new `tsconfig.json`" blocked editing tsconfig.json
+    (rule,) = _rules("Never create a new `tsconfig.json`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Write", {"file_path": "packages/a/tsconfig.json", "content": "{}"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "tsconfig.json", "old_string": "a", "new_string": "b"}) == "allow"
+    # browser-use (set 2): doing it "proactively" is what is forbidden, so the user decides
+    (docs,) = _rules("NEVER proactively create documentation files (`*.md`) or README files.\n")
+    assert _decide(Evaluator([docs]), "Write", {"file_path": "NOTES.md", "content": "x"}) == "ask"
+
+
+@pytest.mark.parametrize(("sentence", "fires", "allowed"), [
+    ("Never use `git push` with `--force`.", "git push origin main --force", "git push origin feat"),
+    ("Never run `terraform apply` with `-auto-approve`.", "terraform apply -auto-approve", "terraform apply plan.out"),
+    ("Don't use `docker run` with `--privileged`.", "docker run --privileged img", "docker run img"),
+])
+def test_an_option_in_its_own_code_span_belongs_to_its_command(sentence, fires, allowed):
+    evaluator = Evaluator(_rules(sentence + "\n"))
+    assert _decide(evaluator, "Bash", {"command": fires}) in ("block", "ask")
+    assert _decide(evaluator, "Bash", {"command": allowed}) == "allow"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Never run `npm test` from the repo root; `cd packages/app` first.", "Never call `git push` from scripts.",
+    "Never run `kubectl delete` against the production cluster.", "Never run more than one `pytest` at a time.",
+    "Never rerun `pytest` just to check flakiness.", "Don't use `git stash` to hide changes.",
+])
+def test_where_how_often_or_what_for_narrows_a_command(sentence):
+    imp, _ = _compiled(sentence)
+    assert imp.admission.decision == "demoted" and imp.admission.gate == "scope"
+    # the agent's own machine, or a purpose that is what the command does, narrows nothing
+    for kept in ("Never run `npm publish` from a laptop.", "NEVER use `npm run compile` to compile TypeScript files"):
+        assert _compiled(kept)[0].admission.decision == "admitted"
