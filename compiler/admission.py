@@ -57,6 +57,7 @@ class _Data:
     exception_phrase: str
     precondition_phrase: str
     command_narrowing: str
+    naming_phrase: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
@@ -91,6 +92,7 @@ def load_admission() -> _Data:
         exception_phrase=data["exception_phrase"],
         precondition_phrase=data["precondition_phrase"],
         command_narrowing=data["command_narrowing"],
+        naming_phrase=data["naming_phrase"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
@@ -192,6 +194,8 @@ def _object(imp, source, data: _Data):
             return f"'{allowed.group(0)}' names what the sentence allows, not what it forbids", None
         if (first := re.search(data.precondition_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
             return f"'{first.group(0)}' names what must come first, not what the sentence forbids", None
+        if (named := re.search(data.naming_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+            return f"'{named.group(0)}' gives something a name, and a rule on `{value}` would fire on every use of it", None
     if tool_kind(imp.rule_trigger) == "shell":
         # a placeholder argument (`git push --force origin <branch>`) matches any argument, but one where the
         # subcommand goes (`bun <file>`) matches every subcommand too: `bun run`, `bun test`, `bun install`

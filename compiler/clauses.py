@@ -520,6 +520,8 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             elif word in words["place_adverbs"] and seen_object:  # "… colors here": narrowed to a place
                 parts.qualifiers.append([tok])
                 continue
+            elif not positive and seen_object and i > 0 and part[i - 1] == "," and word in words["recommending"]:
+                bucket = parts.alternatives  # "Don't use `npm install`, use `npm ci`": the side it recommends
             elif positive and word == "not" and (seen_object or (i > 0 and part[i - 1] == ",")):
                 # "use `ruff`, not `black`"; "push to the fork (`origin`), not to `upstream`": after a comma the
                 # recommended side may be named only in parentheses

@@ -47,7 +47,8 @@ _BAD_EXAMPLE = re.compile(
 # A do/don't pair's bad half: a "DON'T:" label and code alone ("* **DON'T:** `selected="true"`", then
 # "* **DO:** `selected={{eq …}}`", or the label over a fenced block) shows one instance of the rule stated
 # above it, not a thing to ban literally. (A bare "Do not:" over list items still hands them its ban.)
-_DONT_LABEL = re.compile(r"^\W*(?:don[’']?t|do\s+not)\W*:\W*(?:`[^`]+`\W*(?:\([^)]*\))?\s*)?$", re.IGNORECASE)
+_DONT_LABEL = re.compile(r"^\W*(?:don[’']?t|do\s+not)\W*:\W*(?:`[^`]+`\W*(?:\([^)]*\))?\s*)?(?:\W*do\W*:.*)?$",
+                         re.IGNORECASE | re.DOTALL)
 # An unmarked line that lists instances of what the previous sentence forbids.
 _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this includes|including)\s*:$", re.IGNORECASE)
 _LETTERS = re.compile(r"[a-z]+")
@@ -237,6 +238,15 @@ def _names_the_means(sentence: Sentence, governing: Marker) -> bool:
     return any(w == "by" and nxt.endswith("ing") for w, nxt in zip(words, words[1:])) and not openers & set(words)
 
 
+def _recommends_its_list(sentence: Sentence, governing: Marker) -> bool:
+    """"Never call the API directly; use one of:": after a semicolon or comma the lead line turns to what to do
+    instead, so the list under it is recommended, not forbidden."""
+    tokens = sentence.tokens[governing.index + 1 :]
+    last = max((k for k, t in enumerate(tokens) if t in (";", ",")), default=-1)
+    word = next((t.norm for t in tokens[last + 1 :] if t.type == "WORD"), "") if last >= 0 else ""
+    return word in load_lexicon().clause_words["recommending"]
+
+
 def _requires_its_list(sentence: Sentence, governing: Marker) -> bool:
     """"NEVER return control to the user without ensuring:": what a prohibition's "without" introduces is
     required, so the commands listed under such a lead line are to be run, not forbidden."""
@@ -389,7 +399,8 @@ class _Walk:
             role = "rule"
             negative = self.ladder.classes[governing.marker_class].polarity == "negative"
             if sentence.last and _is_lead(span.text[sentence.start : sentence.end]) and not _in_parentheses(sentence, governing) \
-                    and not (negative and (_names_the_means(sentence, governing) or _requires_its_list(sentence, governing))):
+                    and not (negative and (_names_the_means(sentence, governing) or _requires_its_list(sentence, governing)
+                                           or _recommends_its_list(sentence, governing))):
                 quote, _ = _quote(span.block, span.text, sentence.start, sentence.end)
                 new_lead = Lead(governing, span.block, quote, lead_verb(sentence, governing, load_lexicon()))
                 if not any(t.type == "CODE" for t in sentence.tokens):

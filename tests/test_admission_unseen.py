@@ -1014,3 +1014,25 @@ def test_where_how_often_or_what_for_narrows_a_command(sentence):
     # the agent's own machine, or a purpose that is what the command does, narrows nothing
     for kept in ("Never run `npm publish` from a laptop.", "NEVER use `npm run compile` to compile TypeScript files"):
         assert _compiled(kept)[0].admission.decision == "admitted"
+
+
+def test_a_lead_that_turns_to_what_to_do_instead_recommends_its_list():
+    # "Never call the API directly; use one of:" blocked the client calls it recommends
+    rules = _rules("Never call the API directly; use one of:\n\n- `apiClient.get()`\n- `apiClient.post()`\n")
+    assert _decide(Evaluator(rules), "Edit", {"file_path": "a.ts", "new_string": "apiClient.get('/x')"}) == "allow"
+    # "…, use `npm ci`" after the banned command is the side the sentence recommends
+    (rule,) = _rules("Don't use `npm install`, use `npm ci` or `pnpm install`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": "npm install x"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "pnpm install"}) == "allow"
+    # a do/don't pair on one paragraph: the DON'T half is an example
+    assert _rules("**Don't:** `npm install`\n**Do:** `pnpm install`\n") == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "Don't call the module `utils`.", "Never call a file `index.ts` unless it only re-exports.",
+    "Don't call your test file `test.py`.",
+])
+def test_giving_something_a_name_bans_no_text(sentence):
+    imp, _ = _compiled(sentence)
+    assert imp.admission.decision == "demoted" and "gives something a name" in imp.admission.reason
