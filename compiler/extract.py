@@ -94,6 +94,7 @@ class Heading(NamedTuple):
     polar: Marker | None  # the polarity it gives the items under it (`## NEVER`), or None
     title: str
     section: str  # the Pass 3 section it opens (its own, or its parent's), or ''
+    verb: str = ""  # the verb its rule word governs ("## Never commit"), which the items under it take
 
 
 @dataclass(slots=True)
@@ -317,7 +318,8 @@ class _Walk:
         markers = find_markers(sentences[0]) if sentences else []
         polar = strongest(markers) if markers and len(sentences[0].tokens) <= 4 else None
         title = block.text.strip("# ").strip()
-        return Heading(block.depth, polar, title, prose_section(title) or (parents[-1].section if parents else ""))
+        verb = lead_verb(sentences[0], polar, load_lexicon()) if polar is not None else ""
+        return Heading(block.depth, polar, title, prose_section(title) or (parents[-1].section if parents else ""), verb)
 
     def _read_block(self, block: Block, headings: list[Heading], lead: Lead | None, previous) -> Lead | None:
         """Read a paragraph, item, table or quote; returns the lead that governs the blocks after it."""
@@ -325,9 +327,9 @@ class _Walk:
             lead = None
         inherited = lead
         if inherited is None and block.kind == "item":
-            polar = next((h.polar for h in reversed(headings) if h.polar is not None), None)
-            if polar is not None:
-                inherited = Lead(polar, block, "")
+            heading = next((h for h in reversed(headings) if h.polar is not None), None)
+            if heading is not None and heading.polar is not None:
+                inherited = Lead(heading.polar, block, "", heading.verb)
         if inherited is not None or self._may_have_marker(block):
             for span in _spans(block):
                 span.inherited = inherited

@@ -1036,3 +1036,12 @@ def test_a_lead_that_turns_to_what_to_do_instead_recommends_its_list():
 def test_giving_something_a_name_bans_no_text(sentence):
     imp, _ = _compiled(sentence)
     assert imp.admission.decision == "demoted" and "gives something a name" in imp.admission.reason
+
+
+def test_items_take_the_verb_of_their_prohibition_heading():
+    # "## Never commit" over "- `.env`" was an edit ban on .env, and `git add .env` went through
+    rules = _rules("## Never commit\n\n- `.env`\n\n## Never edit\n\n- `dist/`\n")
+    evaluator = Evaluator(rules)
+    assert _decide(evaluator, "Bash", {"command": "git add .env"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": ".env", "new_string": "A=1"}) == "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "dist/a.js", "new_string": "x"}) == "block"
