@@ -58,10 +58,10 @@ class _Data:
     precondition_phrase: str
     command_narrowing: str
     naming_phrase: str
+    file_part: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
-    skipping_verbs: frozenset[str]
     tool_mention: str
     command_qualifier: re.Pattern
     env_var: re.Pattern
@@ -93,10 +93,10 @@ def load_admission() -> _Data:
         precondition_phrase=data["precondition_phrase"],
         command_narrowing=data["command_narrowing"],
         naming_phrase=data["naming_phrase"],
+        file_part=data["file_part"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
-        skipping_verbs=frozenset(data["skipping_verbs"]),
         tool_mention=data["tool_mention"],
         command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
@@ -235,13 +235,17 @@ def _kind(imp, source, data: _Data):
         return (f"'{removal}' forbids taking it out of a file, and this rule would stop writing it"), None
     first = _verb_after(after, data)
     acts = imp.clause.verb or first
-    if kind == "path" and acts and acts not in data.path_verbs:
-        return (f"'{acts}' does not change a file, and this rule would stop edits and writes of `{values[0]}`"), None
-    if imp.rule_trigger.kind == TriggerKind.COMMAND and first in data.skipping_verbs:
-        return f"'{first}' asks for `{values[0]}` to run, and this rule would stop it", None
-    if kind == "content" and acts in data.not_writing_verbs:
-        return (f"'{acts}' acts on `{values[0]}` without writing it, and this rule would stop every edit that writes "
-                f"`{values[0]}`, including ones that keep it as it is"), None
+    named = f"`{values[0]}`" if values else "what it names"
+    worded = imp.rule_trigger.kind == TriggerKind.PROSE  # a lexicon entry reads the verb itself ("bump the version")
+    if kind == "path" and acts and acts not in data.path_verbs and not worded:
+        return (f"'{acts}' does not change a file, and this rule would stop edits and writes of {named}"), None
+    protected = {acts, first} & load_lexicon().clause_words["protecting_verbs"]
+    if protected and not worded:
+        return (f"'{protected.pop()}' asks for {named} to stay, run or be written, and this rule would stop exactly "
+                "that"), None
+    if kind == "content" and acts in data.not_writing_verbs and not worded:
+        return (f"'{acts}' acts on {named} without writing it, and this rule would stop every edit that writes "
+                f"{named}, including ones that keep it as it is"), None
     for value in values:
         if kind != "mcp" and re.search(data.tool_mention.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
             return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None
@@ -279,6 +283,10 @@ def _scope(imp, source, data: _Data):
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
     if clause.purpose and (tool_kind(trigger) == "content" or trigger.kind == TriggerKind.COMMAND and not _restates(clause.purpose, trigger)):
         return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
+    if trigger.kind == TriggerKind.PATH:
+        for value in trigger.values:
+            if found := re.search(data.file_part.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+                return f"'{found.group(0)}' names a part of `{value}`, and this rule would stop every edit of it", None
     if trigger.kind == TriggerKind.COMMAND:
         for value in trigger.values:
             if found := re.search(data.command_narrowing.format(value=re.escape(value)), imp.quote, re.IGNORECASE):

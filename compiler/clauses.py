@@ -645,6 +645,9 @@ def _participles(passives: frozenset[str]) -> dict[str, str]:
 def lead_verb(sentence: Sentence, governing: Marker, lexicon) -> str:
     """The verb a lead line's rule word governs, which its list items take ("must NOT be committed:" -> commit), or ""."""
     participles = _participles(lexicon.clause_words["passives"])
+    words = [t.norm for t in sentence.tokens[governing.index + 1 :] if t.type == "WORD" and t.norm not in ("ever", "be")]
+    if words and words[0] in lexicon.clause_words["protecting_verbs"]:
+        return words[0]  # "## Never skip" over "- `npm test`": what the items must not lose, not what to stop
     for token in sentence.tokens[governing.index + 1 :]:
         if token.type == "WORD" and (token.norm in lexicon.verbs or token.norm in participles):
             return participles.get(token.norm, token.norm)

@@ -141,10 +141,15 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         if argument:
             body += r"\s+[^-\s;&|)]"
         else:  # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
-            body += r"(?![\w-])" if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])"
+            # (a script name with a suffix is another script: `npm run build` is not `npm run build:docs`)
+            word_end = r"(?![\w:-])" if program in _SCRIPT_PROGRAMS else r"(?![\w-])"
+            body += word_end if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])"
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)
+
+
+_SCRIPT_PROGRAMS = frozenset({"npm", "pnpm", "yarn", "bun"})
 
 
 def _between(tokens: list[str], n: int) -> str:

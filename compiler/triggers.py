@@ -474,14 +474,18 @@ def _named_files(clause: Clause) -> list[str]:
 
 
 def _committable(text: str) -> bool:
-    """A name a commit can carry: surely a file path (not `console.log`, not `it.only`), and no glob."""
-    return _surely_a_path(text) and not re.search(r"[\s*?\[{]", text)
+    """A name a commit can carry: surely a file path (not `console.log`, not `it.only`), and no glob but a `*` in its
+    last part (`*.log`, `secrets/*.pem`)."""
+    folder = text.rstrip("/").rpartition("/")[0].removeprefix("**")
+    return _surely_a_path(text) and not re.search(r"[\s?\[{]", text) and "*" not in folder
 
 
 def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
     """"Never commit `.env` files": staging or committing a path of that name (`git add .env`, `git commit web/.env`),
     not writing the name into a file (`process.env`) and not `.env.example`."""
-    names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")) for p in paths])
+    # (a `*` is any characters of one path part: `*.log` is `app.log`, not `logs/app.log` after a space)
+    names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")).replace(r"\*", r"[^\s/;&|\"']*")
+                    for p in paths])
     # (the path stands outside any quoted text: `git commit -m "stop tracking .env"` names no file)
     regex = lexicon_regex(r"{git}\s+(?:add|commit)\b[^;&|\n\"']*[\s/](?:" + names + r")(?![\w.-])")
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
@@ -503,7 +507,9 @@ def _url_trigger(urls: list[str], lex: Lexicon) -> Trigger:
 def _remove_trigger(paths: list[str], lex: Lexicon) -> Trigger:
     """"Do not delete or rename files under `docs/images/`": a command that deletes it (`rm`, `git rm`) or moves it
     away (`mv`, `git mv` with it as the source), not an edit of a file there and not a move into the folder."""
-    names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")) for p in paths]) + r"(?![\w.-])"
+    # (a `*` is any characters of one path part: `*.log` is `app.log`, not `logs/app.log` after a space)
+    names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")).replace(r"\*", r"[^\s/;&|\"']*")
+                    for p in paths]) + r"(?![\w.-])"
     deleted = r"(?:{git}\s+rm|{cmd}(?:rm|unlink|rmdir|trash))\b[^;&|\n]*[\s\"'/]" + names
     # a source of `mv` is any argument but the last, so the path must have another argument after it
     moved = r"(?:{git}\s+mv|{cmd}mv)\b[^;&|\n]*[\s\"'/]" + names + r"[^\s;&|]*\s+[^\s;&|]"

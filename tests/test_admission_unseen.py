@@ -1045,3 +1045,39 @@ def test_items_take_the_verb_of_their_prohibition_heading():
     assert _decide(evaluator, "Bash", {"command": "git add .env"}) == "block"
     assert _decide(evaluator, "Edit", {"file_path": ".env", "new_string": "A=1"}) == "allow"
     assert _decide(evaluator, "Edit", {"file_path": "dist/a.js", "new_string": "x"}) == "block"
+
+
+def test_a_prose_entry_that_names_no_value_is_read_without_a_crash():
+    # red-team round 2: "Never bump the major version in `package.json`." raised IndexError and stopped the compile
+    imp, _ = _compiled("Never bump the major version in `package.json`.")
+    assert imp.admission is not None
+
+
+@pytest.mark.parametrize(("text", "tool", "tool_input"), [
+    ("You must not skip `npm test`.\n", "Bash", {"command": "npm test"}),
+    ("## Never skip\n\n- `npm test`\n- `npm run lint`\n", "Bash", {"command": "npm run lint"}),
+    ("Never skip the following checks:\n\n- `make check`\n", "Bash", {"command": "make check"}),
+    ("Never suppress `eslint` errors with `// eslint-disable`.\n", "Bash", {"command": "npx eslint ."}),
+    ("Never disable `prettier`.\n", "Bash", {"command": "npx prettier --write ."}),
+    ("Never turn off `noImplicitAny`.\n", "Edit", {"file_path": "tsconfig.json", "new_string": '"noImplicitAny": true'}),
+    ("Do not uninstall `pre-commit`.\n", "Bash", {"command": "pre-commit run --all-files"}),
+    ("Never edit `package.json` scripts.\n", "Edit", {"file_path": "package.json", "new_string": '"lodash": "^4"'}),
+])
+def test_what_a_sentence_protects_is_never_banned(text, tool, tool_input):
+    assert _decide(Evaluator(_rules(text)), tool, tool_input) == "allow"
+
+
+def test_a_committed_glob_is_staging_files_that_match_it():
+    # "Don't commit `*.log` files" asked on every `console.log(` and let `git add app.log` through
+    (rule,) = _rules("Don't commit `*.log` files.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": "git add logs/app.log"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "git add app.log.bak"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "a.ts", "content": "console.log(x)"}) == "allow"
+
+
+def test_a_script_name_with_a_suffix_is_another_script():
+    (rule,) = _rules("Never run `npm run deploy`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": "npm run deploy"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "npm run deploy:preview"}) == "allow"
