@@ -62,6 +62,7 @@ class _Data:
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
+    writing_verbs: frozenset[str]
     tool_mention: str
     command_qualifier: re.Pattern
     env_var: re.Pattern
@@ -97,6 +98,7 @@ def load_admission() -> _Data:
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
+        writing_verbs=frozenset(data["writing_verbs"]),
         tool_mention=data["tool_mention"],
         command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
@@ -239,10 +241,15 @@ def _kind(imp, source, data: _Data):
     worded = imp.rule_trigger.kind == TriggerKind.PROSE  # a lexicon entry reads the verb itself ("bump the version")
     if kind == "path" and acts and acts not in data.path_verbs and not worded:
         return (f"'{acts}' does not change a file, and this rule would stop edits and writes of {named}"), None
-    protected = {acts, first} & load_lexicon().clause_words["protecting_verbs"]
+    lexicon = load_lexicon()
+    protected = {acts, first} & lexicon.clause_words["protecting_verbs"]
     if protected and not worded:
         return (f"'{protected.pop()}' asks for {named} to stay, run or be written, and this rule would stop exactly "
                 "that"), None
+    writes = data.writing_verbs | lexicon.content_verbs | lexicon.mock_verbs
+    if kind == "content" and acts and acts not in writes and acts not in data.not_writing_verbs and not worded \
+            and imp.rule_trigger.kind == TriggerKind.CONTENT and imp.polarity == "negative":
+        return f"'{acts}' does something to {named} other than writing it, which is all this rule would watch", None
     if kind == "content" and acts in data.not_writing_verbs and not worded:
         return (f"'{acts}' acts on {named} without writing it, and this rule would stop every edit that writes "
                 f"{named}, including ones that keep it as it is"), None

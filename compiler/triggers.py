@@ -310,6 +310,9 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     if kinds and kinds[0][0] == "content" and (prose := _prose_trigger(clause, lex, polarity)):
         return prose  # "push to `main`": the prose verb beats reading `main` as an identifier
     paths = [o.text for k, o in kinds if k == "path"]
+    if verb in lex.remove_verbs and re.search(r"\bfrom\s+(?:the\s+|a\s+)?`[^`/]+`(?!\s+(?:directory|folder|dir)\b)",
+                                              clause.scope_text):
+        return None  # "Never remove `dist/` from `.gitignore`": an edit of that file, not a deletion on disk
     if verb in lex.remove_verbs and paths and kinds[0][0] == "path" and all(map(_surely_a_path, paths)):
         # a glob names no single argument a command shows: the LLM gate judges it
         return None if any(re.search(r"[\s*?\[{]", p) for p in paths) else _remove_trigger(paths, lex)

@@ -146,9 +146,10 @@ def test_a_keyword_that_structures_ordinary_code_is_not_a_trigger():
     # astral-sh/ruff AGENTS.md: the sentence forbids an arrangement; `\bimpl\b` would ask on every Rust edit
     imp, evaluator = _compiled("- Don't separate struct definitions from their `impl` blocks unless the `impl` is deliberately "
                                "placed in a separate file, as for large structs.")
-    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "breadth")
-    assert "`impl` is a common word in code" in imp.admission.reason
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")  # 'separate' writes no `impl`
     assert _decide(evaluator, "Write", {"file_path": "src/lib.rs", "content": "impl Parser {}"}) == "allow"
+    imp, _ = _compiled("- Don't write `impl` blocks.")  # a writing verb: the breadth gate still judges the word
+    assert (imp.admission.gate, "`impl` is a common word in code" in imp.admission.reason) == ("breadth", True)
 
 
 def test_a_rule_never_stops_a_command_its_own_file_prescribes():
@@ -1081,3 +1082,19 @@ def test_a_script_name_with_a_suffix_is_another_script():
     evaluator = Evaluator([rule])
     assert _decide(evaluator, "Bash", {"command": "npm run deploy"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "npm run deploy:preview"}) == "allow"
+
+
+@pytest.mark.parametrize(("sentence", "tool_input"), [
+    ("Never tag `develop`.", {"file_path": ".github/workflows/ci.yml", "new_string": "branches: [main, develop]"}),
+    ("Never check out `gh-pages` locally.", {"file_path": "deploy.yml", "new_string": "branch: gh-pages"}),
+    ("Never pin `numpy` below 1.24.", {"file_path": "a.py", "new_string": "import numpy as np"}),
+])
+def test_a_content_rule_needs_a_verb_that_writes_the_name(sentence, tool_input):
+    assert _decide(Evaluator(_rules(sentence + "\n")), "Edit", tool_input) == "allow"
+
+
+def test_removing_a_line_from_a_file_is_an_edit_not_a_deletion():
+    # "Never delete `node_modules/` from `.gitignore`" blocked `rm -rf node_modules`
+    assert _rules("Never delete `node_modules/` from `.gitignore`.\n") == []
+    (rule,) = _rules("DO NOT delete files from `repros/` directory.\n")  # a folder is where the files are
+    assert _decide(Evaluator([rule]), "Bash", {"command": "rm repros/a.txt"}) in ("block", "ask")
