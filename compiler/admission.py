@@ -59,6 +59,7 @@ class _Data:
     command_narrowing: str
     naming_phrase: str
     file_part: str
+    paired_with: str
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
@@ -95,6 +96,7 @@ def load_admission() -> _Data:
         command_narrowing=data["command_narrowing"],
         naming_phrase=data["naming_phrase"],
         file_part=data["file_part"],
+        paired_with=data["paired_with"],
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
@@ -290,6 +292,9 @@ def _scope(imp, source, data: _Data):
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
     if clause.purpose and (tool_kind(trigger) == "content" or trigger.kind == TriggerKind.COMMAND and not _restates(clause.purpose, trigger)):
         return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
+    for value in trigger.values if trigger.kind in (TriggerKind.CONTENT, TriggerKind.COMMAND) else ():
+        if found := re.search(data.paired_with.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+            return f"'{found.group(0)}' forbids the pair, and this rule would fire on `{value}` alone", None
     if trigger.kind == TriggerKind.PATH:
         for value in trigger.values:
             if found := re.search(data.file_part.format(value=re.escape(value)), imp.quote, re.IGNORECASE):

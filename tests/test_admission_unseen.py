@@ -1098,3 +1098,12 @@ def test_removing_a_line_from_a_file_is_an_edit_not_a_deletion():
     assert _rules("Never delete `node_modules/` from `.gitignore`.\n") == []
     (rule,) = _rules("DO NOT delete files from `repros/` directory.\n")  # a folder is where the files are
     assert _decide(Evaluator([rule]), "Bash", {"command": "rm repros/a.txt"}) in ("block", "ask")
+
+
+@pytest.mark.parametrize(("sentence", "tool", "tool_input"), [
+    ("Never use `torch.load` with `weights_only=False`.", "Edit", {"file_path": "a.py", "new_string": "torch.load(p, weights_only=True)"}),
+    ("Never call `subprocess.run` with `shell=True`.", "Edit", {"file_path": "a.py", "new_string": "subprocess.run(['ls'])"}),
+    ("Never run `npm install` with `sudo`.", "Bash", {"command": "npm install"}),
+])
+def test_a_name_forbidden_only_with_another_is_no_rule_on_it_alone(sentence, tool, tool_input):
+    assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) == "allow"
