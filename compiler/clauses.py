@@ -711,6 +711,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     # a later clause with its own prohibition ("…; avoid `b`") forbids its objects too, never recommends them
     coordinated = {m.index for m in markers if m.index > own[0] and (
         m.marker_class == governing.marker_class or polarity == "negative" == load_ladder().classes[m.marker_class].polarity)}
+    examples = _in_example(tokens)
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""
@@ -785,7 +786,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";"):
             # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
             _read_subject(clause, part, lexicon)
-        elif lead in ("instead", "rather") or (lead == "over" and polarity == "positive"):
+        elif (lead in ("instead", "rather") or (lead == "over" and polarity == "positive")) and start not in examples:
+            # (not inside "(e.g., `<C visible={true} />` instead of `<C visible />`)": an example pair, not the rule's sides)
             side = _split_clause(part[1:], lexicon, False).main  # ("over something such as `X`": X is an example)
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(_objects(side, lexicon))
             if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down

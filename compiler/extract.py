@@ -483,13 +483,16 @@ _POINTERS = frozenset({"that", "this", "it", "these", "those", "them"})
 
 def _read_antecedent(clause: Clause, before: tuple) -> None:
     """"… commit the regenerated `docs/guide/cli-generated.md`; never edit that file by hand": an edit naming nothing
-    but a pointer ("that file", "it") and words for the thing spoken of acts on the last path named before its rule word."""
+    but a pointer ("that file", "it") and words for the thing spoken of acts on the last path named before its rule word.
+    So does a bare "do not commit" after a path ("`config-cloud.json` (generated, do not commit)")."""
     lexicon = load_lexicon()
     words = clause.scope_text.split()
-    if clause.objects or clause.verb not in lexicon.edit_verbs or clause.verb not in words:
+    commits = clause.verb in ("commit", "commits")
+    if clause.objects or clause.verb not in words or not (commits or clause.verb in lexicon.edit_verbs):
         return
     after = words[words.index(clause.verb) + 1 :]
-    if not after or after[0] not in _POINTERS or any(w not in lexicon.clause_words["self_references"] for w in after):
+    points = bool(after) and after[0] in _POINTERS and all(w in lexicon.clause_words["self_references"] for w in after)
+    if not (points or commits and not after):
         return
     paths = [str(t).strip("`") for t in before if t.type in ("CODE", "PATH") and surely_a_path(str(t).strip("`"))]
     if paths:

@@ -1107,3 +1107,22 @@ def test_removing_a_line_from_a_file_is_an_edit_not_a_deletion():
 ])
 def test_a_name_forbidden_only_with_another_is_no_rule_on_it_alone(sentence, tool, tool_input):
     assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) == "allow"
+
+
+# Findings of the blind held-out set 19 (files 171-180, measured blind on the final compiler of its session:
+# precision 8/11, one of the three wrong rules right but for its action).
+
+
+def test_a_bare_do_not_commit_after_a_path_is_about_that_file():
+    # mattermost (set 19): "(generated, do not commit)" asked before every `git commit`
+    (rule,) = _rules("- **Cloud Agent config**: `server/config/config-cursor-cloud.json` (generated, do not commit)\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": "git add server/config/config-cursor-cloud.json"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "git commit -m 'fix'"}) == "allow"
+
+
+def test_an_instead_of_inside_an_example_is_the_example_pair():
+    # desktop/desktop (set 19): "(e.g., `<Component visible={true} />` instead of `<Component visible />`)" blocked
+    # every `<Component`
+    assert _rules("- **JSX**: Always use explicit boolean values (e.g., `<Component visible={true} />` instead of "
+                  "`<Component visible />`)\n") == []
