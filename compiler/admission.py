@@ -53,18 +53,11 @@ class _Data:
     review_verbs: frozenset[str]
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
-    prefix_phrase: str
-    exception_phrase: str
-    precondition_phrase: str
-    command_narrowing: str
-    naming_phrase: str
-    file_part: str
-    paired_with: str
+    phrases: dict[str, str]  # shapes of a sentence around a name, `{value}` standing for it
     path_verbs: frozenset[str]
     not_verbs: frozenset[str]
     not_writing_verbs: frozenset[str]
     writing_verbs: frozenset[str]
-    tool_mention: str
     command_qualifier: re.Pattern
     env_var: re.Pattern
     command_context: re.Pattern
@@ -72,6 +65,10 @@ class _Data:
     file_extensions: frozenset[str]
     thresholds: dict[str, float]
     min_fired: int
+
+
+_PHRASES = ("prefix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
+            "command_narrowing", "tool_mention")
 
 
 @lru_cache(maxsize=1)
@@ -90,18 +87,11 @@ def load_admission() -> _Data:
         review_verbs=frozenset(data["review_verbs"]),
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
-        prefix_phrase=data["prefix_phrase"],
-        exception_phrase=data["exception_phrase"],
-        precondition_phrase=data["precondition_phrase"],
-        command_narrowing=data["command_narrowing"],
-        naming_phrase=data["naming_phrase"],
-        file_part=data["file_part"],
-        paired_with=data["paired_with"],
+        phrases={key: data[key] for key in _PHRASES},
         path_verbs=frozenset(data["path_verbs"]) | load_lexicon().edit_verbs,
         not_verbs=frozenset(data["not_verbs"]),
         not_writing_verbs=frozenset(data["not_writing_verbs"]),
         writing_verbs=frozenset(data["writing_verbs"]),
-        tool_mention=data["tool_mention"],
         command_qualifier=re.compile(data["command_qualifier"], re.IGNORECASE),
         env_var=re.compile(data["env_var"]),
         command_context=re.compile(data["command_context"], re.IGNORECASE),
@@ -194,11 +184,11 @@ def _polarity(imp, source, data: _Data):
 
 def _object(imp, source, data: _Data):
     for value in imp.rule_trigger.values:
-        if (allowed := re.search(data.exception_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+        if (allowed := _said(data, "exception_phrase", value, imp.quote)):
             return f"'{allowed.group(0)}' names what the sentence allows, not what it forbids", None
-        if (first := re.search(data.precondition_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+        if (first := _said(data, "precondition_phrase", value, imp.quote)):
             return f"'{first.group(0)}' names what must come first, not what the sentence forbids", None
-        if (named := re.search(data.naming_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+        if (named := _said(data, "naming_phrase", value, imp.quote)):
             return f"'{named.group(0)}' gives something a name, and a rule on `{value}` would fire on every use of it", None
     if tool_kind(imp.rule_trigger) == "shell":
         # a placeholder argument (`git push --force origin <branch>`) matches any argument, but one where the
@@ -212,10 +202,15 @@ def _object(imp, source, data: _Data):
     for value in imp.rule_trigger.values:
         if any(p.search(value) for p in data.placeholders):
             return f"`{value}` is a placeholder that stands for a name, not a name the agent would write", None
-        if tool_kind(imp.rule_trigger) == "content" and (data.name_prefix.match(value) or re.search(
-                data.prefix_phrase.format(value=re.escape(value)), imp.quote, re.IGNORECASE)):
+        if tool_kind(imp.rule_trigger) == "content" and (data.name_prefix.match(value)
+                                                         or _said(data, "prefix_phrase", value, imp.quote)):
             return f"`{value}` is the start of a name, and a whole-word pattern never finds it inside one like `{value}name`", None
     return None
+
+
+def _said(data: _Data, phrase: str, value: str, quote: str) -> re.Match | None:
+    """Where `quote` says `value` in the shape of one of admission.yaml's phrases."""
+    return re.search(data.phrases[phrase].format(value=re.escape(value)), quote, re.IGNORECASE)
 
 
 def _verb_after(words: list[str], data: _Data) -> str:
@@ -256,7 +251,7 @@ def _kind(imp, source, data: _Data):
         return (f"'{acts}' acts on {named} without writing it, and this rule would stop every edit that writes "
                 f"{named}, including ones that keep it as it is"), None
     for value in values:
-        if kind != "mcp" and re.search(data.tool_mention.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+        if kind != "mcp" and _said(data, "tool_mention", value, imp.quote):
             return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None
     if kind == "path":
         for value in values:
@@ -293,15 +288,15 @@ def _scope(imp, source, data: _Data):
     if clause.purpose and (tool_kind(trigger) == "content" or trigger.kind == TriggerKind.COMMAND and not _restates(clause.purpose, trigger)):
         return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
     for value in trigger.values if trigger.kind in (TriggerKind.CONTENT, TriggerKind.COMMAND) else ():
-        if found := re.search(data.paired_with.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+        if found := _said(data, "paired_with", value, imp.quote):
             return f"'{found.group(0)}' forbids the pair, and this rule would fire on `{value}` alone", None
     if trigger.kind == TriggerKind.PATH:
         for value in trigger.values:
-            if found := re.search(data.file_part.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+            if found := _said(data, "file_part", value, imp.quote):
                 return f"'{found.group(0)}' names a part of `{value}`, and this rule would stop every edit of it", None
     if trigger.kind == TriggerKind.COMMAND:
         for value in trigger.values:
-            if found := re.search(data.command_narrowing.format(value=re.escape(value)), imp.quote, re.IGNORECASE):
+            if found := _said(data, "command_narrowing", value, imp.quote):
                 start = found.start("words") if found.group("words") else found.start()
                 words = re.split(r"[.;:,!?(]", imp.quote[start:])[0]
                 phrase = " ".join(words.split()[:6])
