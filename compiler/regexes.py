@@ -81,6 +81,17 @@ ALIASES = {
     ("bun", "add"): ("a",),
     ("bun", "remove"): ("rm",),
 }
+# Short spellings of an option right after a subcommand: `git push -f` is `git push --force`
+OPTION_ALIASES = {
+    ("git", "push", "--force"): ("-f",),
+    ("git", "commit", "--no-verify"): ("-n",),
+    ("git", "checkout", "--force"): ("-f",),
+    ("git", "clean", "--force"): ("-f",),
+    ("git", "branch", "--delete"): ("-d",),
+    ("npm", "install", "--global"): ("-g",),
+    ("npm", "install", "--force"): ("-f",),
+    ("npm", "publish", "--force"): ("-f",),
+}
 _LEXICON_PLACEHOLDER = re.compile(r"\{(cmd|[a-z][\w-]*)\}")
 
 
@@ -134,6 +145,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
                 parts.append(r"\S+")
             elif n == 0:
                 parts.append(_subcommand(program, token))
+            elif n == 1 and (program, tokens[1], token) in OPTION_ALIASES:
+                parts.append(any_of([js_escape(s) for s in (token, *OPTION_ALIASES[(program, tokens[1], token)])]))
             else:  # a placeholder inside a token (`<branch>:refs/heads/<branch>`) is any characters of an argument
                 parts.append(r"[^\s;&|]+".join(js_escape(piece) for piece in token.split("<placeholder>")))
         body = parts[0] + (_options(program) if len(parts) > 1 else "")

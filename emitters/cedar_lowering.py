@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..compiler.ir import Pattern, TriggerKind, TriggerRecord
-from ..compiler.regexes import ALIASES
+from ..compiler.regexes import ALIASES, OPTION_ALIASES
 from ..compiler.sondera import TOOL_ACTIONS, cedar_string
 from .backend import Omitted
 from .like import Unsupported, lower
@@ -94,8 +94,10 @@ def _parse_condition(command: str) -> tuple[str, bool]:
         if token.startswith("<") or token in ("...", "…") or token.startswith("$"):
             exact = False
             continue
-        if token.startswith("--"):
-            terms.append(f"context.parse.program_flags.contains({cedar_string(f'{program}:{token}')})")
+        if token.startswith("--"):  # (with its short spelling: `git push -f` is `git push --force`)
+            spellings = (token, *OPTION_ALIASES.get((program, tokens[1], token), ())) if n == 1 else (token,)
+            either = " || ".join(f"context.parse.program_flags.contains({cedar_string(f'{program}:{s}')})" for s in spellings)
+            terms.append(f"({either})" if len(spellings) > 1 else either)
         elif token.startswith("-") and len(token) > 2 and token[1:].isalpha():  # a bundle: -rf is -r and -f
             terms += [f"context.parse.program_flags.contains({cedar_string(f'{program}:-{c}')})" for c in token[1:]]
         elif token.startswith("-"):

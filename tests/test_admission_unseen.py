@@ -1126,3 +1126,12 @@ def test_an_instead_of_inside_an_example_is_the_example_pair():
     # every `<Component`
     assert _rules("- **JSX**: Always use explicit boolean values (e.g., `<Component visible={true} />` instead of "
                   "`<Component visible />`)\n") == []
+
+
+def test_a_short_option_is_the_long_one():
+    # red-team round 2: "Never run `git push --force`" let `git push -f` through
+    (rule,) = _rules("Never run `git push --force`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Bash", {"command": "git push -f origin x"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git push origin main -f"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git push -u origin x"}) == "allow"

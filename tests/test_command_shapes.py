@@ -79,6 +79,7 @@ SHAPES = [
           'git commit -m "no --amend"'),
     Shape("option in the next command", "Never run `git push --force`.", "git push -u origin x --force",
           "git push origin x; echo --force"),
+    Shape("short option", "Never run `git push --force`.", "git push -f origin x", "git push -u origin x"),
     # aliases and versioned programs
     Shape("npm i", "Never run `npm install`.", "npm i lodash", "npm run install-deps"),
     Shape("npm add", "Never run `npm install`.", "npm add lodash", "npm ci"),
