@@ -1135,3 +1135,11 @@ def test_a_short_option_is_the_long_one():
     assert _decide(evaluator, "Bash", {"command": "git push -f origin x"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "git push origin main -f"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "git push -u origin x"}) == "allow"
+
+
+def test_a_banned_global_function_is_not_a_method_of_the_same_name():
+    # red-team: "Never use `eval()`" blocked PyTorch's everyday `model.eval()`
+    (rule,) = _rules("Never use `eval()`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "x = eval(code)"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "model.eval()"}) == "allow"
