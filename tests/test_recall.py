@@ -475,3 +475,12 @@ def test_ones_stands_for_the_plural_named_before_the_rule_word():
     assert _only(sentence).trigger.label == "prose:typescript-enums"
     assert _acts(sentence, "Write", {"file_path": "a.ts", "content": "export enum CipherType {"})
     assert not _acts(sentence, "Write", {"file_path": "a.ts", "content": "export const CipherType = Object.freeze({"})
+
+
+def test_a_judgement_the_harness_cannot_make_is_left_to_the_user():
+    # "Never use `any` unless absolutely necessary": a block would stop the necessary cases too
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"Never use `any` unless absolutely necessary.\n")])
+    (imp,) = ir.imperatives
+    assert imp.action == "ask"
+    (kept,) = compile_sources([source_from_bytes("AGENTS.md", b"Never use `any` unless the type is unknown.\n")]).imperatives
+    assert kept.action == "block"  # a checkable-sounding condition keeps the block as written
