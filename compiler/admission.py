@@ -221,6 +221,28 @@ def _verb_after(words: list[str], data: _Data) -> str:
     return ""
 
 
+def _verb_misfit(imp, kind: str, first: str, data: _Data) -> str:
+    """Why the clause's verb (or `first`, the word after the rule word) is not what the rule would watch: a path rule
+    needs a verb that changes the file, a content rule one that writes the name, and a verb that keeps its object
+    ("skip", "disable") makes no rule on it. "" when it fits. (A lexicon entry reads its verb itself.)"""
+    acts, values = imp.clause.verb or first, imp.rule_trigger.values
+    named = f"`{values[0]}`" if values else "what it names"
+    lexicon = load_lexicon()
+    if kind == "path" and acts and acts not in data.path_verbs:
+        return f"'{acts}' does not change a file, and this rule would stop edits and writes of {named}"
+    if protected := sorted({acts, first} & lexicon.clause_words["protecting_verbs"]):
+        return f"'{protected[0]}' asks for {named} to stay, run or be written, and this rule would stop exactly that"
+    if kind != "content" or not acts:
+        return ""
+    if acts in data.not_writing_verbs:
+        return (f"'{acts}' acts on {named} without writing it, and this rule would stop every edit that writes "
+                f"{named}, including ones that keep it as it is")
+    writes = data.writing_verbs | lexicon.content_verbs | lexicon.mock_verbs
+    if acts not in writes and imp.rule_trigger.kind == TriggerKind.CONTENT and imp.polarity == "negative":
+        return f"'{acts}' does something to {named} other than writing it, which is all this rule would watch"
+    return ""
+
+
 def _kind(imp, source, data: _Data):
     kind, values = tool_kind(imp.rule_trigger), imp.rule_trigger.values
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
@@ -232,24 +254,8 @@ def _kind(imp, source, data: _Data):
     if kind == "content" and data.removal_verbs & {verb, imp.clause.verb}:
         removal = verb if verb in data.removal_verbs else imp.clause.verb
         return (f"'{removal}' forbids taking it out of a file, and this rule would stop writing it"), None
-    first = _verb_after(after, data)
-    acts = imp.clause.verb or first
-    named = f"`{values[0]}`" if values else "what it names"
-    worded = imp.rule_trigger.kind == TriggerKind.PROSE  # a lexicon entry reads the verb itself ("bump the version")
-    if kind == "path" and acts and acts not in data.path_verbs and not worded:
-        return (f"'{acts}' does not change a file, and this rule would stop edits and writes of {named}"), None
-    lexicon = load_lexicon()
-    protected = {acts, first} & lexicon.clause_words["protecting_verbs"]
-    if protected and not worded:
-        return (f"'{protected.pop()}' asks for {named} to stay, run or be written, and this rule would stop exactly "
-                "that"), None
-    writes = data.writing_verbs | lexicon.content_verbs | lexicon.mock_verbs
-    if kind == "content" and acts and acts not in writes and acts not in data.not_writing_verbs and not worded \
-            and imp.rule_trigger.kind == TriggerKind.CONTENT and imp.polarity == "negative":
-        return f"'{acts}' does something to {named} other than writing it, which is all this rule would watch", None
-    if kind == "content" and acts in data.not_writing_verbs and not worded:
-        return (f"'{acts}' acts on {named} without writing it, and this rule would stop every edit that writes "
-                f"{named}, including ones that keep it as it is"), None
+    if imp.rule_trigger.kind != TriggerKind.PROSE and (misfit := _verb_misfit(imp, kind, _verb_after(after, data), data)):
+        return misfit, None
     for value in values:
         if kind != "mcp" and _said(data, "tool_mention", value, imp.quote):
             return f"`{value}` names a tool the agent calls, not text it writes or a command it runs", None
