@@ -216,8 +216,8 @@ def _said(data: _Data, phrase: str, value: str, quote: str) -> re.Match | None:
 def _verb_after(words: list[str], data: _Data) -> str:
     """The verb right after a rule word, past adverbs ("never ever", "do not directly"), or "" when none stands there."""
     for word in (w.strip("*_,.").lower() for w in words):
-        if not word.endswith("ly") and word not in ("ever", "be"):
-            return word if word.isalpha() and word not in data.not_verbs else ""
+        if word and not word.endswith("ly") and word not in ("ever", "be"):  # ("**NEVER** unwrap": past the emphasis)
+            return word if word.replace("-", "").isalpha() and word not in data.not_verbs else ""
     return ""
 
 

@@ -1143,3 +1143,16 @@ def test_a_banned_global_function_is_not_a_method_of_the_same_name():
     evaluator = Evaluator([rule])
     assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "x = eval(code)"}) == "block"
     assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "model.eval()"}) == "allow"
+
+
+# Findings of the audit of cloudflare/workerd's rule files (17 files; 4 of 8 rules kept before these fixes).
+
+
+@pytest.mark.parametrize(("sentence", "content"), [
+    ("**NEVER** unwrap `Ref<Object>` — use `V8Ref<v8::Object>` instead", "Ref<Object> obj = get();"),
+    ("**NEVER** opaque-wrap `V8Ref<T>` — use handle directly", "V8Ref<v8::Object> handle;"),
+    ("**NEVER** change `Headers::Guard` enum values (serialized)", "enum class Mode { A, B };"),
+])
+def test_a_bold_rule_word_still_has_its_verb_read(sentence, content):
+    # the verb after "**NEVER**" was read as "" (the emphasis), so no verb gate ran; "enum values" read as enums
+    assert _decide(Evaluator(_rules(sentence + "\n")), "Write", {"file_path": "src/a.c++", "content": content}) == "allow"
