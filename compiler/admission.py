@@ -68,7 +68,7 @@ class _Data:
 
 
 _PHRASES = ("prefix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
-            "command_narrowing", "tool_mention")
+            "command_narrowing", "tool_mention", "contrast")
 
 
 @lru_cache(maxsize=1)
@@ -296,6 +296,8 @@ def _scope(imp, source, data: _Data):
     for value in trigger.values if trigger.kind in (TriggerKind.CONTENT, TriggerKind.COMMAND) else ():
         if found := _said(data, "paired_with", value, imp.quote):
             return f"'{found.group(0)}' forbids the pair, and this rule would fire on `{value}` alone", None
+        if _said(data, "contrast", value, imp.quote):
+            return f"`{value}` is turned down for what the sentence's subject uses, and this rule would fire on every use", None
     if trigger.kind == TriggerKind.PATH:
         for value in trigger.values:
             if found := _said(data, "file_part", value, imp.quote):

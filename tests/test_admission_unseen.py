@@ -1156,3 +1156,10 @@ def test_a_banned_global_function_is_not_a_method_of_the_same_name():
 def test_a_bold_rule_word_still_has_its_verb_read(sentence, content):
     # the verb after "**NEVER**" was read as "" (the emphasis), so no verb gate ran; "enum values" read as enums
     assert _decide(Evaluator(_rules(sentence + "\n")), "Write", {"file_path": "src/a.c++", "content": content}) == "allow"
+
+
+def test_a_name_turned_down_for_what_a_subject_uses_is_no_ban_everywhere():
+    # workerd src/per_isolate: "Internal class dispatch uses private-brand `in` checks, NEVER `instanceof`"
+    imp, _ = _compiled("Internal class dispatch uses private-brand `in` checks, NEVER `instanceof` (classes reachable "
+                       "from the global have user-reachable `Symbol.hasInstance`).")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
