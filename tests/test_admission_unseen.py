@@ -1163,3 +1163,16 @@ def test_a_name_turned_down_for_what_a_subject_uses_is_no_ban_everywhere():
     imp, _ = _compiled("Internal class dispatch uses private-brand `in` checks, NEVER `instanceof` (classes reachable "
                        "from the global have user-reachable `Symbol.hasInstance`).")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+
+
+# Findings of the audit of home-assistant/frontend's copilot instructions (2 of 4 rules kept before these fixes).
+
+
+@pytest.mark.parametrize(("sentence", "tool", "tool_input"), [
+    ("**WARNING:** Never run `tsc` or `yarn lint:types` with file arguments (e.g., `yarn lint:types src/file.ts`).",
+     "Bash", {"command": "yarn lint:types"}),
+    ("Sanitize HTML - Never use `unsafeHTML` with user content", "Edit",
+     {"file_path": "src/a.ts", "new_string": "unsafeHTML(this._trustedMarkdown)"}),
+])
+def test_what_makes_a_use_dangerous_narrows_the_ban_to_it(sentence, tool, tool_input):
+    assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) == "allow"
