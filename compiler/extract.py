@@ -34,7 +34,7 @@ from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Pros
 from .ladder import load_ladder, normalise_word
 from .regexes import glob_to_regex
 from .sources import Source, load_conventions
-from .triggers import infer_sequence, infer_trigger, load_lexicon, object_kind, omp_trigger
+from .triggers import COMMIT_VERBS, infer_sequence, infer_trigger, load_lexicon, object_kind, omp_trigger
 
 _PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
 _GOOD_EXAMPLE = re.compile(r"^\W*(?:good|right|correct|do this|after)\s*:|✅|✔|✓", re.IGNORECASE)
@@ -487,7 +487,7 @@ def _read_antecedent(clause: Clause, before: tuple) -> None:
     So does a bare "do not commit" after a path ("`config-cloud.json` (generated, do not commit)")."""
     lexicon = load_lexicon()
     words = clause.scope_text.split()
-    commits = clause.verb in ("commit", "commits")
+    commits = clause.verb in COMMIT_VERBS
     if clause.objects or clause.verb not in words or not (commits or clause.verb in lexicon.edit_verbs):
         return
     after = words[words.index(clause.verb) + 1 :]

@@ -251,6 +251,9 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     return trigger
 
 
+COMMIT_VERBS = frozenset({"commit", "commits", "committing"})  # what a commit carries is a file, staged by `git add`
+
+
 def _with_option(command: str, clause: Clause) -> str:
     """"Never use `git push` with `--force`": the option written in its own code span belongs to the command."""
     found = re.search("`" + re.escape(command.lower()) + r"`\s+(?:with|using)\s+(?:the\s+)?`(-[^`\s]+)`", clause.scope_text)
@@ -278,7 +281,7 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     verb = clause.verb
     if verb in lex.unobservable_verbs:
         return None  # "do not post `@claude review`": a message, not a file's content
-    if verb in ("commit", "commits", "committing"):
+    if verb in COMMIT_VERBS:
         # ("Never commit `.env` files, API keys, or credentials": the concepts outnumber the names, so the clause
         # keeps no object, but a named file is still what a commit must not carry)
         files = [o.text for o in objects] or _named_files(clause)
