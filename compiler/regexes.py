@@ -92,6 +92,20 @@ OPTION_ALIASES = {
     ("npm", "install", "--force"): ("-f",),
     ("npm", "publish", "--force"): ("-f",),
 }
+# A package script that runs without `run`: `pnpm test` is `pnpm run test`, `yarn build` is `yarn run
+# build`. npm shortens its four lifecycle scripts only; pnpm and yarn every name that is none of
+# their own commands (bun is left out: `bun test` and `bun build` are bun's own runner and bundler).
+SCRIPT_SHORTCUTS = {"npm": frozenset({"test", "start", "stop", "restart"})}
+BUILTIN_COMMANDS = {
+    "pnpm": frozenset("""add approve-builds audit bin cat-file cat-index config create deploy dlx doctor env exec fetch
+        find-hash help i ignored-builds import init install install-test it licenses link list ln ls outdated pack patch
+        patch-commit patch-remove prune publish rb rebuild remove rm root run sbom self-update server setup store un
+        uninstall unlink up update why""".split()),
+    "yarn": frozenset("""add audit autoclean bin cache check config constraints create dedupe dlx exec explain
+        generate-lock-entry global help import info init install licenses link list login logout node npm outdated owner
+        pack patch patch-commit plugin policies publish rebuild remove run search set stage tag team unlink unplug up
+        upgrade upgrade-interactive version versions why workspace workspaces""".split()),
+}
 _LEXICON_PLACEHOLDER = re.compile(r"\{(cmd|[a-z][\w-]*)\}")
 
 
@@ -114,9 +128,18 @@ def _options(program: str) -> str:
     return r"(?:\s+(?:" + options + "))*" if options else ""
 
 
+def runs_a_script(program: str, word: str) -> bool:
+    """`pnpm <word>` runs the package script `word` (see SCRIPT_SHORTCUTS)."""
+    if program in BUILTIN_COMMANDS:
+        return not word.startswith("-") and word not in BUILTIN_COMMANDS[program]
+    return word in SCRIPT_SHORTCUTS.get(program, ())
+
+
 def _subcommand(program: str, word: str) -> str:
-    spellings = (word, *ALIASES.get((program, word), ()))
-    return any_of([js_escape(s) for s in spellings])
+    spellings = [js_escape(s) for s in (word, *ALIASES.get((program, word), ()))]
+    if runs_a_script(program, word):
+        spellings.append(r"run(?:-script)?\s+" + js_escape(word))
+    return any_of(spellings)
 
 
 def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) -> str:
@@ -139,6 +162,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         if not tokens:
             continue
         program = tokens[0]
+        if len(tokens) > 2 and tokens[1] in ("run", "run-script") and runs_a_script(program, tokens[2]):
+            del tokens[1]  # `pnpm run test` is `pnpm test`, and both spellings match (see _subcommand)
         parts = [_program(program) + ("[0-9.]*" if program in versioned else "")]
         for n, token in enumerate(tokens[1:]):
             if _PLACEHOLDER.match(token):

@@ -84,6 +84,10 @@ SHAPES = [
     Shape("npm i", "Never run `npm install`.", "npm i lodash", "npm run install-deps"),
     Shape("npm add", "Never run `npm install`.", "npm add lodash", "npm ci"),
     Shape("pnpm i", "Never run `pnpm install`.", "pnpm i", "pnpm run install"),
+    # a package script runs with or without `run`
+    Shape("script with run", "NEVER run `pnpm test` (runs all packages).", "pnpm run test", "pnpm run test:e2e"),
+    Shape("script without run", "Never run `yarn run build`.", "yarn build", "yarn build:docs"),
+    Shape("npm lifecycle script", "Never run `npm run start`.", "npm start", "npm run start:dev"),
     Shape("versioned pip3", "Never run `pip install`.", "pip3 install requests", "pip-audit"),
     # near misses that look like the command
     Shape("longer program name", "Never run `git push`.", "git push --tags", "gitlab push"),
@@ -105,6 +109,8 @@ GAPS = {
     ("sondera-v1", "git -C dir"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "git -c key=value"): "sondera-v1 `like` cannot skip options between a program and its subcommand",
     ("sondera-v1", "longer subcommand"): "sondera-v1 `like` has no word boundary, so `git push*` also matches `git pushx`",
+    **{("sondera-v1", s): "sondera-v1 `like` has no word boundary, so `pnpm run test*` also matches the script `test:e2e`"
+       for s in ("script with run", "script without run", "npm lifecycle script")},
     **{("sondera-v1", s): ("sondera-v1 `like` has no word boundary and cannot stop at a separator or a quote, so "
                            "`git push * --force*` also matches `--force-with-lease` and a `--force` in a later command or a message")
        for s in ("option after arguments", "option after another option", "option in the next command")},
