@@ -246,11 +246,18 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     """The concrete trigger of a clause, or None when it has none."""
     lex = lex or load_lexicon()
     trigger = _infer_trigger(clause, polarity, lex)
-    if trigger is not None and trigger.kind == TriggerKind.CONTENT and not trigger.file_scope:
-        trigger.file_scope = _code_scope([], lex)
+    if trigger is not None and trigger.kind == TriggerKind.CONTENT:
+        # "Never import `ipcRenderer` directly … - use `…` (app/src/lib/ipc-renderer.ts)": the file the sentence
+        # recommends instead is the wrapper, which must do what everyone else must not
+        wrappers = [o.text for o in clause.alternatives if o.kind == ClauseObjectKind.PATH and _A_FILE.search(o.text)]
+        if not trigger.file_scope:
+            trigger.file_scope = _code_scope(["!" + w for w in wrappers], lex)
+        elif wrappers:
+            trigger.file_scope = f"^(?!.*{any_of([glob_to_regex(w) for w in wrappers])})(?=.*(?:{trigger.file_scope}))"
     return trigger
 
 
+_A_FILE = re.compile(r"[^/]\.\w+$")  # a file, not a folder: `app/src/lib/ipc-renderer.ts`
 COMMIT_VERBS = frozenset({"commit", "commits", "committing"})  # what a commit carries is a file, staged by `git add`
 
 
@@ -297,11 +304,11 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
             modules = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
             modules.file_scope = _code_scope(clause.file_scope, lex)
             return modules
-        module = _import_source(clause, objects, lex)
-        names = [o.text for o in objects if o.text != module]
+        modules = _import_sources(clause, objects, lex)
+        names = [o.text for o in objects if o.text not in modules]
         # (a name with a slash is itself a module, "never import `k8s.io/kubernetes` from staging": "from" names
         # a place, which the gate cannot see)
-        return _import_trigger(names, module, lex) if module and names and not any("/" in n for n in names) else None
+        return _import_trigger(names, modules, lex) if modules and names and not any("/" in n for n in names) else None
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     if objects and verb in lex.run_verbs and all(_URL.match(o.text) for o in objects):
@@ -528,23 +535,26 @@ _IMPORT_FROM = re.compile(r"\bfrom\s+`?([@\w][\w@./*-]*)`?")
 _USE_FROM = re.compile(r"\bfrom\s+`?[@\w][\w@./*-]*`?$")
 
 
-def _import_source(clause: Clause, objects, lex: Lexicon) -> str:
-    """The module of "import `X` from Y": a named object right after "from" in its own spelling, or a bare
-    package name; "" for "from a barrel file"."""
+def _import_sources(clause: Clause, objects, lex: Lexicon) -> list[str]:
+    """The modules of "import `X` from Y": the named object right after "from" in its own spelling, or a bare
+    package name, and the named objects after it ("from `electron` or `electron/renderer`"); none for "from a
+    barrel file"."""
     found = _IMPORT_FROM.search(clause.scope_text)
     if found is None or found.group(1) in lex.clause_words["determiners"]:
-        return ""
-    return next((o.text for o in objects if o.text.lower() == found.group(1)), found.group(1))
+        return []
+    first = next((o.text for o in objects if o.text.lower() == found.group(1)), found.group(1))
+    after = clause.scope_text[found.end():]
+    return [first, *(o.text for o in objects if o.text != first and re.search(rf"(?<![\w@./-]){re.escape(o.text.lower())}(?![\w@./-])", after))]
 
 
-def _import_trigger(names: list[str], module: str, lex: Lexicon) -> Trigger:
-    """"Never import `expect` from vitest": an import of those names from that module (JavaScript or Python), not
+def _import_trigger(names: list[str], modules: list[str], lex: Lexicon) -> Trigger:
+    """"Never import `expect` from vitest": an import of those names from those modules (JavaScript or Python), not
     every use of the name (`({ expect }) => …`, or `expect` imported from another module)."""
-    named, source = any_of([js_escape(n) for n in names]), js_escape(module)
+    named, source = any_of([js_escape(n) for n in names]), any_of([js_escape(m) for m in modules])
     regex = (r"\bimport\b[^;\n]*\b(?:" + named + r")\b[^;\n]*\bfrom\s*[\"']" + source + r"[\"']"
              + r"|\bfrom\s+" + source + r"\s+import\b[^\n]*\b(?:" + named + r")\b")
     patterns = [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]]
-    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=_slug_words([*names, module]),
+    return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=_slug_words([*names, *modules]),
                    values=names)
 
 

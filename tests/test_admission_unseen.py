@@ -440,6 +440,22 @@ def test_import_from_needs_a_module_in_its_own_spelling():
     assert _compiled("- Never import `Button` from a barrel file.")[0].trigger is None  # not every `Button`
 
 
+def test_import_from_any_of_several_modules():
+    # desktop/desktop copilot-instructions (held-out set 19): "from `electron` or `electron/renderer`" names two modules; the
+    # second was read as a second name and the rule was lost
+    _, evaluator = _compiled("- **Never import `ipcRenderer` directly** from `electron` or `electron/renderer`.")
+    for content in ('import { ipcRenderer } from "electron";', "import { ipcRenderer, shell } from 'electron/renderer';"):
+        assert _decide(evaluator, "Write", {"file_path": "src/app.ts", "content": content}) == "block", content
+    for content in ('import { shell } from "electron";', 'import { ipcRenderer } from "./ipc";'):
+        assert _decide(evaluator, "Write", {"file_path": "src/app.ts", "content": content}) == "allow", content
+    # the file it recommends instead is the wrapper that must import it
+    _, evaluator = _compiled("- **Never import `ipcRenderer` directly** from `electron` - use `import * as ipcRenderer from "
+                             "'ipc-renderer'` (app/src/lib/ipc-renderer.ts) for typed IPC methods")
+    wrapper = {"content": 'import { ipcRenderer } from "electron";'}
+    assert _decide(evaluator, "Write", {"file_path": "app/src/ui/app.tsx", **wrapper}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "app/src/lib/ipc-renderer.ts", **wrapper}) == "allow"
+
+
 def test_a_label_that_names_the_thing_stays_a_member_of_a_forbidding_list():
     text = "NEVER run these commands:\n- Force push: `git push --force`\n- Regenerate all: `scripts/gen.sh`\n"
     evaluator = Evaluator(guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"])
