@@ -456,6 +456,15 @@ def test_import_from_any_of_several_modules():
     assert _decide(evaluator, "Write", {"file_path": "app/src/lib/ipc-renderer.ts", **wrapper}) == "allow"
 
 
+def test_every_program_of_a_list_is_banned():
+    # mattermost (held-out set 19): `docker-compose` was read as a name in code, so only `docker` was banned
+    _, evaluator = _compiled("- Never use `docker`, `docker-compose`, or `make start-docker`.")
+    for command in ("docker-compose up -d", "docker ps", "make start-docker"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    assert _decide(evaluator, "Bash", {"command": "make test"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "README.txt", "content": "run docker-compose up"}) == "allow"
+
+
 def test_a_label_that_names_the_thing_stays_a_member_of_a_forbidding_list():
     text = "NEVER run these commands:\n- Force push: `git push --force`\n- Regenerate all: `scripts/gen.sh`\n"
     evaluator = Evaluator(guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"])
