@@ -174,9 +174,14 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
                 parts.append(any_of([js_escape(s) for s in (token, *OPTION_ALIASES[(program, tokens[1], token)])]))
             else:  # a placeholder inside a token (`<branch>:refs/heads/<branch>`) is any characters of an argument
                 parts.append(r"[^\s;&|]+".join(js_escape(piece) for piece in token.split("<placeholder>")))
+        pushed = _pushed_branch(tokens)
+        if pushed:
+            parts[-1] = _BRANCH_REF + parts[-1]
         body = parts[0] + (_options(program) if len(parts) > 1 else "")
         body += "".join(_between(tokens, n) + p for n, p in enumerate(parts[1:], start=1))
-        if argument:
+        if pushed:
+            body += r"(?![\w./:-])"
+        elif argument:
             body += r"\s+[^-\s;&|)]"
         else:  # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`
             # (a script name with a suffix is another script: `npm run build` is not `npm run build:docs`)
@@ -190,12 +195,25 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
 _SCRIPT_PROGRAMS = frozenset({"npm", "pnpm", "yarn", "bun"})
 
 
+# How `git push` names the branch it updates: `main`, `+main`, `refs/heads/main`, `HEAD:main`, `feat:refs/heads/main`
+_BRANCH_REF = r"(?:|\+|[^\s;&|]*(?::|refs/heads/))"
+# Words of one command, outside quotes (an alternation, not an optional group: the harness drops a rule
+# whose quantified group holds a `*`)
+_SAME_COMMAND = r"(?:\s+|\s[^;&|\n\"'`]*\s)"
+
+
+def _pushed_branch(tokens: list[str]) -> bool:
+    """`git push origin main`: a remote and the branch it updates."""
+    return (len(tokens) == 4 and tokens[:2] == ["git", "push"] and not any(t.startswith("-") for t in tokens[2:])
+            and "<placeholder>" not in tokens[3])
+
+
 def _between(tokens: list[str], n: int) -> str:
     """What may stand before token n: an option right after a subcommand may follow its arguments (`git push origin
-    main --force` is `git push --force`), within the same command and outside quotes; anything else follows at once.
-    (An alternation, not an optional group: the harness drops a rule whose quantified group holds a `*`.)"""
-    if n == 2 and tokens[2].startswith("-") and not tokens[1].startswith("-"):
-        return r"(?:\s+|\s[^;&|\n\"'`]*\s)"
+    main --force` is `git push --force`), and options may stand before a push's remote (`git push -u origin
+    main`), within the same command and outside quotes; anything else follows at once."""
+    if n == 2 and (tokens[2].startswith("-") and not tokens[1].startswith("-") or _pushed_branch(tokens)):
+        return _SAME_COMMAND
     return r"\s+"
 
 

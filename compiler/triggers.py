@@ -301,9 +301,9 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         if verb.startswith("import") and re.search(r"\bimport\s+from\s", clause.scope_text):
             # "NEVER import from `@trpc/*/src`", "must not import from `vitest` or `vitest/node`": every object is a module
-            modules = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
-            modules.file_scope = _code_scope(clause.file_scope, lex)
-            return modules
+            anything = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
+            anything.file_scope = _code_scope(clause.file_scope, lex)
+            return anything
         modules = _import_sources(clause, objects, lex)
         names = [o.text for o in objects if o.text not in modules]
         # (a name with a slash is itself a module, "never import `k8s.io/kubernetes` from staging": "from" names

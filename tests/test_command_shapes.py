@@ -84,6 +84,9 @@ SHAPES = [
     Shape("npm i", "Never run `npm install`.", "npm i lodash", "npm run install-deps"),
     Shape("npm add", "Never run `npm install`.", "npm add lodash", "npm ci"),
     Shape("pnpm i", "Never run `pnpm install`.", "pnpm i", "pnpm run install"),
+    # the branch a push updates, however the push names it
+    Shape("push by refspec", "Never run `git push origin main`.", "git push origin HEAD:main", "git push origin main:feature"),
+    Shape("push with -u", "Never run `git push origin main`.", "git push -u origin main", "git push -u origin main-fix"),
     # a package script runs with or without `run`
     Shape("script with run", "NEVER run `pnpm test` (runs all packages).", "pnpm run test", "pnpm run test:e2e"),
     Shape("script without run", "Never run `yarn run build`.", "yarn build", "yarn build:docs"),
@@ -127,6 +130,9 @@ GAPS = {
     ("sondera-v2", "command"): _NOT_PARSED.format(w="`command`"),
     ("sondera-v2", "versioned pip3"): "context.parse.programs holds `pip3`, and the v2 form names the program `pip` exactly",
     ("sondera-v2", "a flag value"): "context.parse keeps no argument order, so the value of `--grep push` reads as the argument `git:push`",
+    ("sondera-v1", "push by refspec"): "sondera-v1 `like` cannot stop at a colon, so `git push origin main*` also matches `main:feature`",
+    ("sondera-v1", "push with -u"): "sondera-v1 `like` has no word boundary, so `git push * origin main*` also matches `main-fix`",
+    ("sondera-v2", "push by refspec"): "context.parse holds the refspec `HEAD:main` as one argument, not the branch `git:main`",
     ("sondera-v2", "pnpm i"): "context.parse keeps no argument order, so `pnpm run install` holds `pnpm:install` too",
 }
 
@@ -395,8 +401,10 @@ PROSE_EXAMPLES = {
     "push": ("Never push.", "Bash", {"command": "git push origin dev"}, {"command": "git stash push"}),
     "push-anything": ("Never push to any remote branch.", "Bash", {"command": "git push origin dev"}, {"command": "git fetch origin dev"}),
     "force-push-branch": ("Never force push to main.", "Bash", {"command": "git push -f origin main"}, {"command": "git push -f origin feat"}),
-    "force-push": ("Never force push.", "Bash", {"command": "git push --force origin main"}, {"command": "git push origin main"}),
-    "push-protected-branch": ("Never push to main.", "Bash", {"command": "git push origin main"}, {"command": "git push origin feature"}),
+    "force-push": ("Never force push.", "Bash", {"command": "git push --force origin main"},
+                   {"command": "git push origin main && rm -f build.log"}),  # (a -f of the next command is not the push's)
+    "push-protected-branch": ("Never push to main.", "Bash", {"command": "git push origin HEAD:main"},
+                              {"command": "git push origin feature && git checkout main"}),
     "tag-release": ("Never tag releases by hand.", "Bash", {"command": "git tag v1.2.0"}, {"command": "git tag -l"}),
     "create-tag": ("Never create git tags.", "Bash", {"command": "git tag -a v1.2.0 -m release"}, {"command": "git tag -l"}),
     "release-build": ("Never build in release mode.", "Bash", {"command": "cargo build --release"}, {"command": "cargo build"}),
