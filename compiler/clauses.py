@@ -372,6 +372,13 @@ def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
         and all(t.type == "CODE" or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside)
 
 
+def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
+    """"mark PRs as ready for review (`gh pr ready`)", "optional chaining (`?.`)": a parenthesis right after the
+    words, holding one code span alone, gives the code of what the words name."""
+    return opening > 0 and (part[opening - 1].type == "WORD" or part[opening - 1] in ('"', "”")) and opening + 2 < len(part) \
+        and part[opening + 1].type == "CODE" and part[opening + 2] == ")"
+
+
 def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
     """InlineToken ranges split at clause breaks and at every marker."""
     starts = {m.index for m in markers if m.index > 0}
@@ -486,7 +493,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             opener = part[i + 1].norm if i + 1 < len(part) else ""
             depth = 1
             bucket = parts.alternatives if opener in _ALTERNATIVE_OPENERS else parts.examples if opener in _EXAMPLE_OPENERS \
-                else parts.main if _names_the_files(part, i) else parts.asides
+                else parts.main if _names_the_files(part, i) or _glosses(part, i) else parts.asides
             continue
         if depth:
             depth += (tok == "(") - (tok == ")")
@@ -804,7 +811,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         if start > own[0] and lead not in lexicon.clause_words["exception_openers"]:
             # a condition after the clause ("… over `X` when tests need …") narrows the rule too
             for qualifier in _split_clause(part, lexicon, False).qualifiers:
-                if qualifier and qualifier[0].norm in lexicon.clause_words["conditions"]:
+                # ("let the user decide when to mark them ready": a question, not a condition)
+                if qualifier and qualifier[0].norm in lexicon.clause_words["conditions"] \
+                        and not (len(qualifier) > 1 and qualifier[1].norm == "to"):
                     _read_qualifier(clause, qualifier, lexicon)
     if subject:
         clause.verb, clause.objects = passive, subject

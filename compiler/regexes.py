@@ -256,6 +256,9 @@ _GENERIC = re.compile(r"^([A-Za-z_][\w:.]*)<[A-Z]\w{0,2}(?:,\s*[A-Z]\w{0,2})*>$"
 _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 
 
+_EITHER_QUOTE = re.compile(r"[\"']")
+
+
 def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders: frozenset[str] = frozenset()) -> str:
     """Identifiers written into files -> word-bounded literals.
 
@@ -276,6 +279,9 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
         if helper := _HELPER.match(ident):  # `{{concat}}`: the helper called with any arguments, `{{concat "a" b}}`
             alternatives.append(r"\{\{\s*" + js_escape(helper.group(1)) + r"\b")
             continue
+        if ident.startswith("#[") and ident.endswith("]"):  # a Rust attribute, also as an inner one: `#![allow(unused)]`
+            alternatives.append(r"#!?" + _EITHER_QUOTE.sub(lambda _: "[\"']", js_escape(ident[1:])))
+            continue
         if generic := _GENERIC.match(ident):  # `ViewContext<T>`: the type with any parameters
             alternatives.append(r"\b" + js_escape(generic.group(1)) + "<")
             continue
@@ -283,7 +289,7 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
         ident = ident.removesuffix("()")
         # a placeholder part is any name; a `*` inside a part (`verify.baseline*()`) is any name characters
         parts = [r"\w+" if part in placeholders else js_escape(part).replace(r"\*", r"\w*") for part in ident.split(".")]
-        body = re.sub(r"[\"']", lambda _: "[\"']", r"\.".join(parts))
+        body = _EITHER_QUOTE.sub(lambda _: "[\"']", r"\.".join(parts))
         start = r"\b" if ident[:1].isalnum() or ident[:1] == "_" else ""
         end = r"\(" if call else (r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else "")
         alternatives.append(start + body + end)

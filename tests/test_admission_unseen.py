@@ -892,6 +892,28 @@ def test_a_template_helper_matches_with_its_arguments():
     assert _decide(evaluator, "Edit", {"file_path": "a.hbs", "new_string": "{{concatenate a}}"}) == "allow"
 
 
+def test_a_rust_attribute_matches_as_an_inner_attribute_too():
+    # held-out set 19: "NEVER use `#[allow(unused)]`" did not fire on a module's `#![allow(unused)]`
+    (rule,) = _rules("NEVER use `#[allow(unused)]`.\n")
+    evaluator = Evaluator([rule])
+    for text in ("#[allow(unused)]\nfn f() {}", "#![allow(unused)]\n"):
+        assert _decide(evaluator, "Write", {"file_path": "src/lib.rs", "content": text}) == "block", text
+    assert _decide(evaluator, "Write", {"file_path": "src/lib.rs", "content": "#[allow(unused_imports)]"}) == "allow"
+
+
+def test_a_code_span_in_parentheses_after_words_names_what_they_say():
+    # vercel/next.js (held-out set 1): the parenthesis gives the command of "mark PRs as ready for review", and "let the
+    # user decide when to mark them ready" is a question the user answers, not a condition that narrows the ban
+    imp, evaluator = _compiled('- Do NOT mark PRs as "ready for review" (`gh pr ready`) - leave PRs in draft mode and let '
+                               "the user decide when to mark them ready")
+    assert imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": "gh pr ready 123"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "gh pr view 123"}) == "allow"
+    # an example list in parentheses is still an aside
+    imp, _ = _compiled("- Never call application code (models, `SiteSetting`, etc.) in migrations.")
+    assert imp.admission.decision != "admitted"
+
+
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")
