@@ -284,6 +284,7 @@ class _Walk:
         self.prose: list[Prose] = []
         self.marked = self.ladder.marked_lines(source.text)  # one pre-filter pass per file
         self.recent: tuple[Marker, Block] | None = None  # the last marker read, and its block
+        self.announcing: Unit | None = None  # a lead line no list has inherited yet
 
     def _may_have_marker(self, block: Block) -> bool:
         i = bisect_left(self.marked, block.start)
@@ -298,18 +299,29 @@ class _Walk:
                 headings = [h for h in headings if h.level < block.depth]
                 headings.append(self._heading(block, headings))
                 lead = None
+                self._announced_nothing()
             elif block.kind == "code":
                 # (a lead that names its own object, "… the `Signed-off-by` trailer - agents must not add it:", is
                 # followed by an example of it, not by a list of more things it forbids)
                 if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote) and "`" not in lead.quote \
                         and not _DONT_LABEL.match(lead.quote):
                     self._fenced_list(block, lead, headings)
+                    self.announcing = None
                 lead = None
+                self._announced_nothing()
             else:
                 if headings and headings[-1].section and block.kind != "html":
                     self.prose.append(Prose(self.source.group_id, self.source.file, [block.start, block.end],
                                             headings[-1].section, headings[-1].title, block.text))
                 lead = self._read_block(block, headings, lead, previous)
+        self._announced_nothing()
+
+    def _announced_nothing(self) -> None:
+        """A lead line whose list never came ("… MUST follow conventional commit format:" over a heading) is a
+        rule of its own."""
+        if self.announcing is not None:
+            self.announcing.role = "rule"
+            self.announcing = None
 
     def _heading(self, block: Block, parents: list[Heading]) -> Heading:
         """A heading's level, the polarity it gives the items under it (`## NEVER`), its text and
@@ -325,6 +337,9 @@ class _Walk:
         """Read a paragraph, item, table or quote; returns the lead that governs the blocks after it."""
         if lead and not (block.kind == "item" and block.depth > (lead.block.depth if lead.block.kind == "item" else -1)):
             lead = None
+            self._announced_nothing()
+        elif lead:
+            self.announcing = None
         inherited = lead
         if inherited is None and block.kind == "item":
             heading = next((h for h in reversed(headings) if h.polar is not None), None)
@@ -408,6 +423,8 @@ class _Walk:
                 if not any(t.type == "CODE" for t in sentence.tokens):
                     role = "lead"  # "Never run these commands:" only announces its list
             self.units.append(Unit(span, sentence.start, sentence.end, sentence, markers, governing, tuple(headings), role=role))
+            if role == "lead":
+                self.announcing = self.units[-1]
         return new_lead
 
 

@@ -446,10 +446,28 @@ def test_running_a_glob_of_files_names_no_program():
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind")
 
 
-@pytest.mark.parametrize("sentence", ["PR titles must use conventional commits.", "Follow conventional commits for PR titles.",
-                                      "Always use conventional commits for branch names."])
-def test_conventional_commits_for_pr_titles_or_branches_is_no_commit_message_rule(sentence):
-    assert not guardrules.emit(_compiled(sentence))["rules"]
+@pytest.mark.parametrize("sentence", ["PR titles must use conventional commits.", "Always follow conventional commits for PR titles.",
+                                      "PR titles must follow [Conventional Commits](https://www.conventionalcommits.org/)."])
+def test_conventional_commits_for_pr_titles_is_a_pr_title_rule(sentence):
+    assert _only(sentence).trigger.summary == "PR title without a conventional type"
+    for command in ('gh pr create --title "Add cache option" --body "x"', "gh pr create -t 'Add cache option'"):
+        assert _acts(sentence, "Bash", {"command": command}), command
+    for command in ('gh pr create --title "feat(cache): add option"', 'git commit -m "Add cache option"', "gh pr create --fill"):
+        assert not _acts(sentence, "Bash", {"command": command}), command
+
+
+def test_conventional_commits_for_branch_names_is_no_rule():
+    assert not guardrules.emit(_compiled("Always use conventional commits for branch names."))["rules"]
+
+
+def test_a_lead_line_with_no_list_after_it_is_a_rule_of_its_own():
+    """jdx/mise (held-out set 20): the colon line stands over a heading and an example block, not a list."""
+    text = "## Conventional Commits\n\nAll commit messages and PR titles MUST follow conventional commit format:\n\n### Format\n"
+    (rule,) = guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"]
+    assert Evaluator([rule]).evaluate({"tool_name": "Bash", "tool_input": {"command": 'git commit -m "Add x"'}}).decision == "block"
+    text = "Never run these commands:\n\n- `git push --force`\n"  # a lead line with its list stays a lead
+    (rule,) = guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"]
+    assert rule["source"]["lines"] == [3, 3] and rule["source"]["lexical_marker"] == "Never"
 
 
 def test_adding_to_tests_is_where_the_thing_goes():
