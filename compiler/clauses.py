@@ -393,7 +393,8 @@ def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]
 
 
 _STRICT_RUN = frozenset({"run", "execute", "invoke", "launch", "call"})
-_FILENAME = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?:md|mdx|json|lock|ya?ml|toml|ini|cfg|txt|rst|py|ts|tsx|js|jsx|go|rs|sql|sh|env)$")
+_FILENAME = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?:md|mdx|json|lock|ya?ml|toml|ini|cfg|txt|rst|py|ts|tsx|js|jsx|go|rs|sql|sh|env"
+                       r"|config|xml|csproj|props|targets|gradle|kts|properties|mod|sum)$")
 
 
 def _program_alone(tokens: list[InlineToken], governing: Marker, programs: frozenset[str]) -> list[ClauseObject]:

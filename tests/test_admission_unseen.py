@@ -914,6 +914,18 @@ def test_a_code_span_in_parentheses_after_words_names_what_they_say():
     assert imp.admission.decision != "admitted"
 
 
+@pytest.mark.parametrize("line, path", [
+    ("- Never change NuGet.config files.", "src/NuGet.config"),  # dotnet/aspnetcore (held-out set 7)
+    ("- Never edit go.sum by hand.", "go.sum"),
+    ("- Don't touch Directory.Build.props.", "Directory.Build.props"),
+])
+def test_a_bare_file_name_with_a_build_file_extension_is_a_path(line, path):
+    imp, evaluator = _compiled(line)
+    assert imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) != "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "src/app.config.ts", "old_string": "a", "new_string": "b"}) == "allow"
+
+
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")
