@@ -106,6 +106,11 @@ BUILTIN_COMMANDS = {
         pack patch patch-commit plugin policies publish rebuild remove run search set stage tag team unlink unplug up
         upgrade upgrade-interactive version versions why workspace workspaces""".split()),
 }
+# Options that make a subcommand do nothing it would otherwise do: `npm publish --dry-run` publishes nothing,
+# `gh pr ready --undo` turns the PR back into a draft. A rule on the subcommand lets them through, unless it
+# names them itself.
+NO_EFFECT_OPTIONS = ("--dry-run", "--undo")
+_WITHOUT_NO_EFFECT_OPTION = r"(?![^;&|\n]*\s(?:" + "|".join(NO_EFFECT_OPTIONS) + r")(?![\w-]))"
 _LEXICON_PLACEHOLDER = re.compile(r"\{(cmd|[a-z][\w-]*)\}")
 
 
@@ -187,6 +192,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
             # (a script name with a suffix is another script: `npm run build` is not `npm run build:docs`)
             word_end = r"(?![\w:-])" if program in _SCRIPT_PROGRAMS else r"(?![\w-])"
             body += word_end if _ends_in_word(tokens[-1]) else r"(?=$|[\s;&|)])"
+        if len(tokens) > 1 and not any(t.split("=")[0] in NO_EFFECT_OPTIONS for t in tokens):
+            body += _WITHOUT_NO_EFFECT_OPTION
         if body not in alternatives:
             alternatives.append(body)
     return COMMAND_START + any_of(alternatives)

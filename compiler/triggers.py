@@ -388,12 +388,7 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
         patterns = [Pattern(field=f, regex=entry["regex"], flags=entry.get("flags", "")) for f in lex.tools["content_fields"]]
         return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=entry["summary"],
                        suggestion=entry["suggestion"], interpreted=True, file_scope=scope_regex(list(entry["globs"])))
-    regex = entry["regex"]
-    if "{ALLOWED}" in regex:  # "semantic commits (`fix:`, `sec:`, etc)": the forms the sentence names are accepted
-        named = [o.text for o in clause.objects + clause.examples + clause.asides]
-        allowed = sorted({m.group(1) for c in named if (m := re.match(entry["allows"], c))})
-        regex = regex.replace("{ALLOWED}", "".join("|" + js_escape(a) for a in allowed))
-    patterns = [Pattern(field="command", regex=regex, flags=entry.get("flags", ""))]
+    patterns = [Pattern(field="command", regex=entry["regex"], flags=entry.get("flags", ""))]
     return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), patterns, keywords=list(entry["keywords"]),
                    summary=entry["summary"], suggestion=entry["suggestion"], interpreted=True)
 

@@ -90,7 +90,7 @@ def _publish_rule(label: dict | None, tmp_path: Path):
     (None, "rule on an unlabelled line"),
     ({"expect": "none"}, "labelled none"),
     ({"expect": "ask"}, "labelled ask, emitted block"),
-    ({"expect": "block", "must_not_match": ["npm publish --dry-run"]}, "fires on must_not_match 'npm publish --dry-run'"),
+    ({"expect": "block", "must_not_match": ["npm publish --tag next"]}, "fires on must_not_match 'npm publish --tag next'"),
     ({"expect": "block", "must_match": ["yarn publish"]}, "fires on no must_match input (wrong object)"),
 ])
 def test_scoring_names_what_is_wrong(label, problem, tmp_path):

@@ -87,6 +87,9 @@ SHAPES = [
     # the branch a push updates, however the push names it
     Shape("push by refspec", "Never run `git push origin main`.", "git push origin HEAD:main", "git push origin main:feature"),
     Shape("push with -u", "Never run `git push origin main`.", "git push -u origin main", "git push -u origin main-fix"),
+    # an option that makes the subcommand do nothing it forbids
+    Shape("dry run", "Never run `npm publish`.", "npm publish --tag next", "npm publish --dry-run"),
+    Shape("undo", "Do NOT mark PRs as ready (`gh pr ready`).", "gh pr ready 123", "gh pr ready 123 --undo"),
     # a package script runs with or without `run`
     Shape("script with run", "NEVER run `pnpm test` (runs all packages).", "pnpm run test", "pnpm run test:e2e"),
     Shape("script without run", "Never run `yarn run build`.", "yarn build", "yarn build:docs"),
@@ -133,6 +136,8 @@ GAPS = {
     ("sondera-v1", "push by refspec"): "sondera-v1 `like` cannot stop at a colon, so `git push origin main*` also matches `main:feature`",
     ("sondera-v1", "push with -u"): "sondera-v1 `like` has no word boundary, so `git push * origin main*` also matches `main-fix`",
     ("sondera-v2", "push by refspec"): "context.parse holds the refspec `HEAD:main` as one argument, not the branch `git:main`",
+    **{("sondera-v2", s): "the v2 form reads the facts of context.parse, which it does not check for `--dry-run` or `--undo`, "
+       "so the rule also stops that run (it fails closed)" for s in ("dry run", "undo")},
     ("sondera-v2", "pnpm i"): "context.parse keeps no argument order, so `pnpm run install` holds `pnpm:install` too",
 }
 
