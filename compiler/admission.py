@@ -68,7 +68,7 @@ class _Data:
 
 
 _PHRASES = ("prefix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
-            "command_narrowing", "tool_mention", "contrast")
+            "command_narrowing", "tool_mention", "contrast", "narrowing_adjective")
 
 
 @lru_cache(maxsize=1)
@@ -298,6 +298,8 @@ def _scope(imp, source, data: _Data):
             return f"'{found.group(0)}' forbids the pair, and this rule would fire on `{value}` alone", None
         if _said(data, "contrast", value, imp.quote):
             return f"`{value}` is turned down for what the sentence's subject uses, and this rule would fire on every use", None
+        if trigger.kind == TriggerKind.CONTENT and (found := _said(data, "narrowing_adjective", value, imp.quote)):
+            return f"'{found.group(0)}' narrows which `{value}` the sentence forbids, which a pattern cannot see", None
     if trigger.kind == TriggerKind.PATH:
         for value in trigger.values:
             if found := _said(data, "file_part", value, imp.quote):

@@ -926,6 +926,15 @@ def test_a_bare_file_name_with_a_build_file_extension_is_a_path(line, path):
     assert _decide(evaluator, "Edit", {"file_path": "src/app.config.ts", "old_string": "a", "new_string": "b"}) == "allow"
 
 
+def test_a_word_before_a_name_that_says_which_uses_narrows_the_ban():
+    # web-infra-dev/rspack AGENTS.md (an audit): tests in a dedicated test crate stay allowed, so a rule on every
+    # `#[test]` would stop them
+    imp, _ = _compiled("- Only add Rust test cases when they belong in a dedicated test crate; do not add inline `#[test]` "
+                       "functions or crate-local unit tests.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+    assert "inline" in imp.admission.reason
+
+
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")
