@@ -165,6 +165,19 @@ def _blank_prefix(line: str) -> str:
     return " " * len(m.group(1)) + line[len(m.group(1)) :] if m else line
 
 
+_SHELL_FENCE = re.compile(r"^\s*(?:```|~~~)\s*(?:bash|sh|shell|console|zsh|fish|shell-session)\s*$", re.IGNORECASE)
+_SHELL_COMMENT = re.compile(r"(?:^|\s)#(?![!#])")
+
+
+def _shell_comments(block: Block) -> list[Span]:
+    """The comments of a shell code block, one span each: a comment may state a rule about its command
+    ("cargo build  # build. never build with --release"). Code in any other language is an example, not read."""
+    if not _SHELL_FENCE.match(block.lines[0]):
+        return []
+    found = ((n, _SHELL_COMMENT.search(line)) for n, line in enumerate(block.lines[1:-1], start=1))
+    return [Span(block, "\n" * n + " " * m.end() + block.lines[n][m.end():]) for n, m in found if m]
+
+
 def _spans(block: Block) -> list[Span]:
     if block.kind in ("paragraph", "item", "quote", "heading"):
         lines = list(block.lines)
@@ -307,6 +320,8 @@ class _Walk:
                         and not _DONT_LABEL.match(lead.quote):
                     self._fenced_list(block, lead, headings)
                     self.announcing = None
+                elif self._may_have_marker(block):
+                    self._read_comments(block, headings)
                 lead = None
                 self._announced_nothing()
             else:
@@ -322,6 +337,15 @@ class _Walk:
         if self.announcing is not None:
             self.announcing.role = "rule"
             self.announcing = None
+
+    def _read_comments(self, block: Block, headings: list[Heading]) -> None:
+        """The prohibitions a shell block's comments state ("cargo build  # never build with --release"); a comment's
+        other rule words describe the command under it ("# Commit with required DCO sign-off")."""
+        for comment in _shell_comments(block):
+            before = len(self.units)
+            self._read_span(comment, headings)
+            self.units[before:] = [u for u in self.units[before:] if u.governing is not None
+                                   and self.ladder.classes[u.governing.marker_class].polarity == "negative"]
 
     def _heading(self, block: Block, parents: list[Heading]) -> Heading:
         """A heading's level, the polarity it gives the items under it (`## NEVER`), its text and

@@ -502,3 +502,15 @@ def test_a_judgement_the_harness_cannot_make_is_left_to_the_user():
     assert imp.action == "ask"
     (kept,) = compile_sources([source_from_bytes("AGENTS.md", b"Never use `any` unless the type is unknown.\n")]).imperatives
     assert kept.action == "block"  # a checkable-sounding condition keeps the block as written
+
+
+def test_a_prohibition_in_a_shell_comment_is_read():
+    """tursodatabase/turso (held-out set 4): the rule sits in the comment of the command it is about; a comment's
+    other rule words describe the command under it, and code in another language is an example."""
+    text = ("```bash\ncargo build   # build. never build with --release\n# Commit with required DCO sign-off\n"
+            "git commit -s -m x\n```\n\n```python\nx = 1  # never use eval\n```\n")
+    rules = guardrules.emit(compile_sources([source_from_bytes("AGENTS.md", text.encode())]))["rules"]
+    assert [(r["source"]["lines"], r["source"]["quote"]) for r in rules] == [([2, 2], "never build with --release")]
+    evaluator = Evaluator(rules)
+    for command, decision in (("cargo build --release", "block"), ("cargo build", "allow")):
+        assert evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": command}}).decision == decision
