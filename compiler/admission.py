@@ -16,9 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
-from ..grammar import read as read_grammar
+from ..grammar import load as load_grammar
 from . import regex_safety
 from .harness import rule_fires
 from .ir import Action, Admission, AdmissionRate, ClauseObject, ClauseObjectKind, Decision, Gate, Imperative, TriggerKind, TriggerRecord, demoted_routes
@@ -73,7 +71,7 @@ _PHRASES = ("prefix_phrase", "exception_phrase", "precondition_phrase", "naming_
 
 @lru_cache(maxsize=1)
 def load_admission() -> _Data:
-    data = yaml.safe_load(read_grammar("admission.yaml"))
+    data = load_grammar("admission.yaml")
     return _Data(
         hard_classes=frozenset(data["hard_classes"]),
         positive_openers=frozenset(data["positive_openers"]),
