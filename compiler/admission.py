@@ -16,9 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
-from ..grammar import read as read_grammar
+from ..grammar import load as load_grammar
 from . import regex_safety
 from .harness import rule_fires
 from .ir import Action, Admission, AdmissionRate, ClauseObject, ClauseObjectKind, Decision, Gate, Imperative, TriggerKind, TriggerRecord, demoted_routes
@@ -73,7 +71,7 @@ _PHRASES = ("prefix_phrase", "exception_phrase", "precondition_phrase", "naming_
 
 @lru_cache(maxsize=1)
 def load_admission() -> _Data:
-    data = yaml.safe_load(read_grammar("admission.yaml"))
+    data = load_grammar("admission.yaml")
     return _Data(
         hard_classes=frozenset(data["hard_classes"]),
         positive_openers=frozenset(data["positive_openers"]),
@@ -158,7 +156,7 @@ def _polarity(imp, source, data: _Data):
     if recommended_side:
         return (f"it would trigger on {_codes(sorted(recommended_side))}, which also stands in the form the sentence "
                 "recommends"), None
-    allowed = next((v for v in values if re.search(rf"\b(?:though|although|but)\s+`{re.escape(v)}`\s+is\s+(?:allowed|fine|ok|okay|"
+    allowed = next((v for v in values if _may_quote(imp.quote, v) and re.search(rf"\b(?:though|although|but)\s+`{re.escape(v)}`\s+is\s+(?:allowed|fine|ok|okay|"
                                                     rf"acceptable|permitted)\b", imp.quote, re.IGNORECASE)), None)
     if allowed:  # "Prefer explicit typing over `any` (though `any` is allowed when needed)"
         return f"the sentence also says `{allowed}` is allowed, so when to use it is a judgement", None
@@ -210,7 +208,15 @@ def _object(imp, source, data: _Data):
 
 def _said(data: _Data, phrase: str, value: str, quote: str) -> re.Match | None:
     """Where `quote` says `value` in the shape of one of admission.yaml's phrases."""
+    if not _may_quote(quote, value):  # every shape quotes the name, and building its regex costs far more
+        return None
     return re.search(data.phrases[phrase].format(value=re.escape(value)), quote, re.IGNORECASE)
+
+
+def _may_quote(quote: str, value: str) -> bool:
+    """False when `quote` surely holds no `value` in backticks, case aside (exact for ASCII text, where
+    matching with re.IGNORECASE is comparing lowercase)."""
+    return not (quote.isascii() and value.isascii()) or f"`{value}`".lower() in quote.lower()
 
 
 def _verb_after(words: list[str], data: _Data) -> str:

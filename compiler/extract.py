@@ -24,9 +24,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
-import yaml
-
-from ..grammar import read as read_grammar
+from ..grammar import load as load_grammar
 from .admission import load_admission, surely_a_path
 from .blocks import Block, load_block_parser, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, read_clause, split_sentences, strongest
@@ -64,8 +62,7 @@ MAX_NAMES_PER_SENTENCE = 64
 @lru_cache(maxsize=1)
 def _section_words() -> dict[str, re.Pattern]:
     """Each Pass 3 section's words, as one regex that finds any of them between spaces (whole words in `prose_section`)."""
-    text = read_grammar("sections.yaml")
-    data = yaml.safe_load(text)
+    data = load_grammar("sections.yaml")
     return {kind: re.compile(" (?:" + "|".join(map(re.escape, data[kind])) + ") ") for kind in ("definitions", "principles", "methodology")}
 
 

@@ -6,9 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
-from ..grammar import read as read_grammar
+from ..grammar import load as load_grammar
 from .regexes import any_of
 
 
@@ -121,8 +119,7 @@ def normalise_word(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def load_ladder() -> Ladder:
-    text = read_grammar("ladder.yaml")
-    data = yaml.safe_load(text)
+    data = load_grammar("ladder.yaml")
     classes: dict[str, MarkerClass] = {}
     phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for rank, entry in enumerate(data["classes"]):

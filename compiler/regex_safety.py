@@ -38,6 +38,7 @@ from . import forked
 ATTACK_LENGTH = 10_000
 BUDGET_MS = 250  # linear regexes take about 1 ms here, quadratic ones about 100 ms, worse ones seconds
 HARD_STOP_MS = 1_000
+WORKER_MIN_TESTS = 500  # fewer tests run faster under a vm timeout each than a worker thread starts
 _UNBOUNDED = 16  # a repeat allowing this many or more is treated as unbounded
 _CHAIN = 3  # this many unbounded quantifiers in a row over shared characters: polynomial blow-up
 _UNIVERSE = tuple(chr(i) for i in range(128)) + ("é", "ß", "\u00a0", "\u2028", "\u212a", "中", "😀")
@@ -46,29 +47,75 @@ _JS_SPACE = frozenset(" \t\n\r\v\f\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufe
 _PY_ONLY = re.compile(r"\\N\{")
 
 _TRIAL = r"""
-const vm = require('vm');
-const [N, BUDGET, STOP] = %s;
+// Each regex is tested on attack strings; a test stopped after STOP ms, or taking over BUDGET ms of CPU, is its
+// problem. Few tests run here, each under a vm timeout; many run in one worker thread, which this thread stops
+// once a test has run STOP ms (a vm timeout starts a watchdog thread per test: two thirds of a large trial's
+// CPU), a new worker going on with the next regex.
+const {Worker} = require('worker_threads');
+const [N, BUDGET, STOP, WORKER_MIN] = %s;
 const jobs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-const ctx = vm.createContext({r: null, s: ''});
-const script = new vm.Script('r.test(s)');
-const out = jobs.map(([regex, flags, seeds, suffixes]) => {
+const VERDICT = `(test) => (regex, flags, seeds, suffixes) => {
   let re;
   try { re = new RegExp(regex, flags); } catch (e) { return 'JavaScript rejects it: ' + e.message; }
   for (const seed of seeds) {
     const body = seed.repeat(Math.ceil(N / seed.length)).slice(0, N);
     for (const suffix of suffixes) {
-      ctx.r = re; ctx.s = body + suffix;
       const before = process.cpuUsage();
-      try { script.runInContext(ctx, {timeout: STOP}); }
-      catch (e) { return `did not finish within ${STOP} ms on a ${N}-character input`; }
+      try { test(re, body + suffix); }
+      catch (e) { return 'did not finish within ' + STOP + ' ms on a ' + N + '-character input'; }
       const used = process.cpuUsage(before);
       const ms = (used.user + used.system) / 1000;
-      if (ms > BUDGET) return `took ${Math.round(ms)} ms on a ${N}-character input (the bound is ${BUDGET} ms)`;
+      if (ms > BUDGET) return 'took ' + Math.round(ms) + ' ms on a ' + N + '-character input (the bound is ' + BUDGET + ' ms)';
     }
   }
   return '';
+}`;
+const TRY = `
+const {workerData: {jobs, from, N, BUDGET, STOP, progress}, parentPort} = require('worker_threads');
+const verdict = (${VERDICT})((re, s) => {
+  Atomics.add(progress, 1, 1);  // odd while a test runs
+  try { re.test(s); } finally { Atomics.add(progress, 1, 1); }
 });
-process.stdout.write(JSON.stringify(out));
+for (let k = from; k < jobs.length; k++) {
+  Atomics.store(progress, 0, k);
+  parentPort.postMessage([k, verdict(...jobs[k])]);
+}`;
+const tests = jobs.reduce((sum, [, , seeds, suffixes]) => sum + seeds.length * suffixes.length, 0);
+if (tests < WORKER_MIN) {
+  const vm = require('vm');
+  const ctx = vm.createContext({r: null, s: ''});
+  const script = new vm.Script('r.test(s)');
+  const verdict = eval(VERDICT)((re, s) => { ctx.r = re; ctx.s = s; script.runInContext(ctx, {timeout: STOP}); });
+  process.stdout.write(JSON.stringify(jobs.map((job) => verdict(...job))));
+} else {
+  const out = jobs.map(() => null);
+  let worker = null, progress = null, seen = -1, since = 0;  // progress: [regex being tried, test starts and ends]
+  const finish = () => {
+    if (out.includes(null)) return false;
+    clearInterval(watch);
+    worker.terminate();
+    process.stdout.write(JSON.stringify(out));
+    return true;
+  };
+  const start = () => {
+    const from = out.indexOf(null);
+    progress = new Int32Array(new SharedArrayBuffer(8));  // a worker's own: one being stopped cannot touch the next one's
+    progress[0] = from;
+    seen = -1;
+    worker = new Worker(TRY, {eval: true, workerData: {jobs, from, N, BUDGET, STOP, progress}});
+    worker.on('message', ([k, verdict]) => { if (out[k] === null) out[k] = verdict; finish(); });
+    worker.on('error', (e) => { throw e; });
+  };
+  const watch = setInterval(() => {
+    const now = Date.now(), count = Atomics.load(progress, 1);
+    if (count !== seen || count %% 2 === 0) { seen = count; since = now; return; }
+    if (now - since < STOP) return;
+    worker.terminate();
+    out[Atomics.load(progress, 0)] = `did not finish within ${STOP} ms on a ${N}-character input`;
+    if (!finish()) start();
+  }, 5);
+  start();
+}
 """
 
 # (regex, flags) -> '' or the problem: each regex is analysed and tried once per process
@@ -390,7 +437,7 @@ def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
 
 
 def _trial_share(node: str, jobs: list[list]) -> list[str]:
-    script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS])
+    script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS, WORKER_MIN_TESTS])
     try:
         done = subprocess.run([node, "-e", script], input=json.dumps(jobs), capture_output=True, text=True,
                               timeout=60 + len(jobs) * HARD_STOP_MS / 1000, check=True)

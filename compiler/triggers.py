@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-import yaml
-
-from ..grammar import read as read_grammar
+from ..grammar import load as load_grammar
 from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
@@ -114,8 +112,7 @@ def _entry(entry: dict) -> dict:
 
 @lru_cache(maxsize=1)
 def load_lexicon() -> Lexicon:
-    text = read_grammar("lexicon.yaml")
-    data = yaml.safe_load(text)
+    data = load_grammar("lexicon.yaml")
     # each prose entry's `literals`: lower-case words one of which every match of its `when` holds (None: not known)
     prose = tuple({**entry, "literals": required_literals(entry["when_re"].pattern)} for entry in map(_entry, data["prose"]))
     verbs = {kind: frozenset(words) for kind, words in data["verbs"].items()}

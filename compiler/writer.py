@@ -57,11 +57,12 @@ def planned_artifacts(ir, target: str, review: bool = False, rendered=None) -> t
     checked = forked.Background(lambda: self_check_failures(doc, ir), fork=ahead and len(doc.get("rules", [])) >= BACKGROUND_MIN_RULES
                                 and forked.cores() > 1)  # before `rendered` starts its threads
     try:
-        files["policy.ir.json"] = ir_json(ir)
-        if review:
-            files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
-        if rendered is not None and ahead:
-            rendered(files)
+        if ahead:  # (else no file is written, the IR's JSON included)
+            files["policy.ir.json"] = ir_json(ir)
+            if review:
+                files = {"distilled-rules.review.json": files["distilled-rules.json"], "policy.review.ir.json": files["policy.ir.json"]}
+            if rendered is not None:
+                rendered(files)
         cedar = _cedar_failures(files, target) if not review and checked.forked else None
         failures = checked.result()
     finally:

@@ -11,7 +11,6 @@ from ..compiler.resolve import Resolved
 from .backend import Backend
 from .cedar_lowering import TARGETS, Target, lower_imperative
 from .render import render
-from .text import title, trigger_signal
 
 if TYPE_CHECKING:
     from .plan import Entry, Group
@@ -21,15 +20,14 @@ NAME = "cedar"
 
 def render_cedar(template: str, group: Group, target: Target, generated_at: str, **values) -> str:
     """A group's file of a Cedar backend in the canonical form of Cedar's formatter (`cedar format --check` passes)."""
-    imps = [e.imperative for e in group.entries]
     return cedarpy.format_policies(
         render(
             template,
             group=group,
             target=target,
             generated_at=generated_at,
-            titles={i.id: title(i) for i in imps},
-            descriptions={i.id: trigger_signal(i) for i in imps},
+            titles={e.imperative.id: e.title for e in group.entries},
+            descriptions={e.imperative.id: e.signal for e in group.entries},
             **values,
         )
     )
@@ -58,7 +56,7 @@ def render_group(group: Group, target_name: str, generated_at: str) -> str:
 def render_policy(group: Group, entry: Entry, policy) -> str:
     """One policy as a file of Sondera's layout: no timestamp, so an unchanged rule gives the same bytes."""
     imp = entry.imperative
-    return cedarpy.format_policies(render("sondera.j2", group=group, imp=imp, policy=policy, description=trigger_signal(imp)))
+    return cedarpy.format_policies(render("sondera.j2", group=group, imp=imp, policy=policy, description=entry.signal))
 
 
 BACKEND = Backend(

@@ -7,7 +7,7 @@ from ..compiler.resolve import Resolved, view
 from .backend import Omitted
 from .plan import Group, plan
 from .render import render
-from .text import md_code, title, trigger_signal
+from .text import md_code
 
 
 def _scope(scope: dict, roles: list[str]) -> str:
@@ -49,9 +49,9 @@ def render_group(group: Group, generated_at: str) -> str:
         group=group,
         generated_at=generated_at,
         active_when=_scope(group.scope, []),
-        titles={i.id: title(i) for i in imps},
+        titles={e.imperative.id: e.title for e in group.entries},
         scopes={i.id: _scope(i.scope, i.applies_to_roles) for i in imps},
-        signals={i.id: trigger_signal(i) for i in imps},
+        signals={e.imperative.id: e.signal for e in group.entries},
         companions={e.imperative.id: _companion(group, e) for e in group.entries},
         remediations={i.id: md_code(i.suggestion) if i.suggestion else "follow the source: " + md_code(i.quote) for i in imps},
         rationales={i.id: rationale(i) for i in imps},

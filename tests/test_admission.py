@@ -394,3 +394,23 @@ def test_installing_the_recommended_tool_is_not_using_the_banned_one(tmp_path):
     _, doc = compile_text(tmp_path, "Never use `pip` directly - always use `pipenv install` or `pipenv run`.\n")
     assert fires(doc, *bash("pip install requests"))
     assert fires(doc, *bash("pip install pipenv")) == [] and fires(doc, *bash("pipenv run pip list")) == []
+
+
+
+def test_every_phrase_shape_quotes_the_name_in_each_alternative():
+    """admission._said skips a sentence without the name in backticks before building the shape's regex."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    from policyc.compiler.admission import load_admission
+
+    quoted = [(_parser.LITERAL, ord(c)) for c in "`zq`"]
+
+    def always_quotes(items) -> bool:  # every match of this sequence holds `zq`
+        items = list(items)
+        return any(items[i : i + 4] == quoted for i in range(len(items))) or any(
+            op is _parser.BRANCH and all(map(always_quotes, arg[1])) or op is _parser.SUBPATTERN and always_quotes(arg[-1])
+            for op, arg in items)
+
+    for name, shape in load_admission().phrases.items():
+        assert always_quotes(_parser.parse(shape.format(value="zq"))), name
+    assert not always_quotes(_parser.parse("`zq`|zq"))

@@ -60,6 +60,18 @@ def test_the_node_trial_bounds_every_regex_and_reports_what_it_rejects():
     assert verdicts[3:] == [""] * len(SAFE)
 
 
+def test_the_worker_trial_stops_a_hanging_test_and_goes_on_with_the_next_regex(monkeypatch):
+    """Many tests run in a worker thread that Node's main thread stops at the hard stop; the verdicts are the
+    ones each test under its own vm timeout gives."""
+    monkeypatch.setattr(regex_safety, "WORKER_MIN_TESTS", 0)
+    hanging, rejected = r"^(a+)+$", r"(?P<x>a)"
+    pairs = [(r, "i") for r in SAFE[:3]] + [(hanging, ""), (rejected, "i")] + [(r, "i") for r in SAFE[3:]] + [(hanging, "")]
+    verdicts = regex_safety.trial(pairs)
+    assert verdicts[3] == verdicts[-1] == "did not finish within 1000 ms on a 10000-character input"
+    assert verdicts[4].startswith("JavaScript rejects it")
+    assert verdicts[:3] + verdicts[5:-1] == [""] * len(SAFE)
+
+
 def _compile(root) -> dict:
     assert main(["compile", "--root", str(root), "--format", "json"]) == 0
     out = root / ".interlinked"
