@@ -266,7 +266,8 @@ _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 _EITHER_QUOTE = re.compile(r"[\"']")
 
 
-def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders: frozenset[str] = frozenset()) -> str:
+def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders: frozenset[str] = frozenset(),
+                     unqualified: frozenset[str] = frozenset()) -> str:
     """Identifiers written into files -> word-bounded literals.
 
     `Model.objects.create` (Model a placeholder) -> `\\b\\w+\\.objects\\.create\\b`;
@@ -298,6 +299,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
         parts = [r"\w+" if part in placeholders else js_escape(part).replace(r"\*", r"\w*") for part in ident.split(".")]
         body = _EITHER_QUOTE.sub(lambda _: "[\"']", r"\.".join(parts))
         start = r"\b" if ident[:1].isalnum() or ident[:1] == "_" else ""
+        if ident in unqualified:  # not a member of something: `waitFor`, never `vi.waitFor`
+            start = r"(?<![\w.$])"
         end = r"\(" if call else (r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else "")
         alternatives.append(start + body + end)
     return any_of(alternatives)

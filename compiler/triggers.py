@@ -459,7 +459,9 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t) and not re.search(r"\.\.\.|…", t)]
     if not texts:
         return None
-    regex = identifier_regex(texts, lex.identifiers, lex.placeholders)
+    # "never use `waitFor` … - use `vi.waitFor` instead": the bare name, not the member the sentence recommends
+    members = frozenset(t for t in texts if any(a.text.endswith("." + t) for a in clause.alternatives + clause.exceptions))
+    regex = identifier_regex(texts, lex.identifiers, lex.placeholders, members)
     patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
                    interpreted=True, values=texts, file_scope=_language_scope(texts, lex))

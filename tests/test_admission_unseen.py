@@ -673,8 +673,7 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
     "## Do NOT\n\n- Mix up linter configs. Root Python is ruff at line length **120**, `cli/python/` is ruff at **100**.\n",
     # yamadashy/repomix: "is always better than" describes
     "**A clean conventional commit subject with no action lines is always better than fabricated context.**\n",
-    # trpc/trpc: the recommended `vi.waitFor` is written with the forbidden name in it; "though `any` is allowed"
-    "- **NEVER** use `waitFor` from Testing Library - use `vi.waitFor` instead\n",
+    # trpc/trpc: "though `any` is allowed"
     "- Prefer explicit typing over `any` (though `any` is allowed when needed)\n",
 ])
 def test_unseen_lines_that_make_no_rule(text):
@@ -933,6 +932,15 @@ def test_a_word_before_a_name_that_says_which_uses_narrows_the_ban():
                        "functions or crate-local unit tests.")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
     assert "inline" in imp.admission.reason
+
+
+def test_a_bare_name_is_banned_when_the_sentence_recommends_a_member_of_that_name():
+    # trpc/trpc (held-out set 11): `waitFor` also matched the `vi.waitFor` it recommends, so it made no rule
+    imp, evaluator = _compiled("- **NEVER** use `waitFor` from Testing Library - use `vi.waitFor` instead")
+    assert imp.admission.decision == "admitted"
+    path = "packages/tests/useQuery.test.tsx"
+    assert _decide(evaluator, "Write", {"file_path": path, "content": "import { render, waitFor } from '@testing-library/react';"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": path, "content": "await vi.waitFor(() => expect(x).toBe(1));"}) == "allow"
 
 
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
