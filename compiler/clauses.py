@@ -373,9 +373,10 @@ def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
 
 
 def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
-    """"mark PRs as ready for review (`gh pr ready`)", "optional chaining (`?.`)": a parenthesis right after the
-    words, holding one code span alone, gives the code of what the words name."""
-    return opening > 0 and (part[opening - 1].type == "WORD" or part[opening - 1] in ('"', "”")) and opening + 2 < len(part) \
+    """'mark PRs as "ready for review" (`gh pr ready`)': a parenthesis right after a quoted name, holding one code
+    span alone, gives the code of what the quote names. (After plain words the span may as well be the means the
+    sentence recommends, "ad-hoc HTTP clients (`apiClient`)", or an example, so it stays an aside.)"""
+    return opening > 0 and part[opening - 1] in ('"', "”") and opening + 2 < len(part) \
         and part[opening + 1].type == "CODE" and part[opening + 2] == ")"
 
 
@@ -410,30 +411,49 @@ def _program_alone(tokens: list[InlineToken], governing: Marker, programs: froze
 def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edit_verbs: frozenset[str]) -> list[ClauseObject]:
     """Objects written without backticks.
 
-    "run pytest, python, or airflow commands" and "never run pytest" give
-    program names (lower-case, right after a run verb); "edit CHANGELOG.md"
+    Right after a run verb: a list of programs ("run pytest, python, or airflow commands", "never run
+    pytest"), or one program with its subcommand and options ("never run prisma migrate reset",
+    "don't run docker-compose down -v"); none when more words narrow it ("never launch jupyter with a
+    public IP", "never call prisma from components"), which the Pass 2 gate reads. "edit CHANGELOG.md"
     gives a file name. Anything else in plain prose is not an object.
     """
     words = [(i, t) for i, t in enumerate(tokens) if t.type == "WORD"]
-    for k, (_, tok) in enumerate(words):
-        if tok.norm not in _STRICT_RUN:
+    for i, verb in words:
+        if verb.norm not in _STRICT_RUN:
             continue
         names: list[str] = []
-        for _, nxt in words[k + 1 :]:
-            w = nxt.norm
-            if w in ("or", "and", "the", "any", "directly", "locally"):
+        narrowed = False
+        rest = tokens[i + 1 :]
+        for k, nxt in enumerate(rest):
+            w = nxt.norm if nxt.type == "WORD" else str(nxt)
+            if w in (",", "or", "and", "the", "any", "directly", "locally"):
                 continue
             if w in _LIST_NOUNS:  # "run pytest, python, or airflow commands"
                 return [ClauseObject(ClauseObjectKind.WORD, n) for n in names] if len(names) > 1 or set(names) & programs else []
-            if str(nxt) != w or not re.fullmatch(r"[a-z][\w.-]*", w):
-                break
-            names.append(w)
-        known = [n for n in names if n in programs]
-        if known:
-            return [ClauseObject(ClauseObjectKind.WORD, known[0])]
+            if nxt.type == "WORD" and str(nxt) == w and re.fullmatch(r"[a-z][\w.-]*", w) and w not in _NARROWING_WORDS:
+                j = k
+                while names and j > 0 and rest[j - 1] in ("-", "--") and rest[j - 1].end_pos == rest[j].start_pos:
+                    j -= 1  # an option: "docker-compose down -v", "git push --force"
+                names.append("".join(rest[j:k]) + w)
+                continue
+            if names and w in ("-", "--") and k + 1 < len(rest) and rest[k + 1].start_pos == nxt.end_pos:
+                continue  # the dash of an option
+            narrowed = w not in _CLAUSE_END
+            break
+        if not names or names[0] not in programs or narrowed:
+            continue
+        if all(n in programs for n in names):
+            return [ClauseObject(ClauseObjectKind.WORD, n) for n in names]
+        return [ClauseObject(ClauseObjectKind.WORD, " ".join(names))]
     if any(t.norm in edit_verbs for _, t in words):
         return [ClauseObject(ClauseObjectKind.PATH, str(t)) for _, t in words if _FILENAME.match(str(t))]
     return []
+
+
+# Words that open what narrows a bare command ("with a public IP", "against production"); what ends it.
+_NARROWING_WORDS = frozenset({"with", "without", "against", "in", "on", "from", "to", "for", "at", "when", "while", "unless",
+                              "until", "before", "after", "inside", "outside", "as", "via", "by", "into", "during", "if"})
+_CLAUSE_END = frozenset({".", ";", ":", "!", "?", ")", "—", "–", "-"})
 
 
 _SCOPE_VERBS = frozenset({"editing", "modifying", "changing", "writing", "touching", "working"})
@@ -791,6 +811,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         elif end == own[0] and passive and objs:
             # "The old types `WindowContext` and `ViewContext<T>` should NEVER be used": what the passive forbids
             subject = _passive_subject(part, lexicon)
+        elif end == own[0] and polarity == "negative" and lead in lexicon.clause_words["recommending"] and part[-1] == ",":
+            clause.alternatives.extend(objs)  # "Use `globalThis`, never `global`": the side it recommends
         elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";"):
             # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
             _read_subject(clause, part, lexicon)

@@ -184,8 +184,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
             parts[-1] = _BRANCH_REF + parts[-1]
         body = parts[0] + (_options(program) if len(parts) > 1 else "")
         body += "".join(_between(tokens, n) + p for n, p in enumerate(parts[1:], start=1))
-        if pushed:
-            body += r"(?![\w./:-])"
+        if pushed:  # (not `main-fix`, `main:backup` or `main~1:x`)
+            body += r"(?![\w./:~^-])"
         elif argument:
             body += r"\s+[^-\s;&|)]"
         else:  # the last token ends there: `rm -rf /` is not `rm -rf /tmp/x`

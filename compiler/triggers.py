@@ -435,7 +435,7 @@ def _exception_patterns(kind: ObjectKind, texts: list[str], clause: Clause, lex:
 def _language_scope(texts: list[str], lex: Lexicon) -> str:
     """The files of the one language every token belongs to (`.unwrap()`: Rust files), or ''."""
     for when, globs in lex.token_languages:
-        if all(when.match(text) for text in texts):
+        if texts and all(when.match(text) for text in texts):
             return any_of([glob_to_regex(g) for g in globs])
     return ""
 
@@ -464,7 +464,9 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     regex = identifier_regex(texts, lex.identifiers, lex.placeholders, members)
     patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["content_fields"]]
     return Trigger(TriggerKind.CONTENT, list(tools["content"]), patterns + exceptions, summary=_slug_words(texts),
-                   interpreted=True, values=texts, file_scope=_language_scope(texts, lex))
+                   interpreted=True, values=texts,
+                   # ("Use `globalThis`, never `global` or `self`": the language of the name it recommends)
+                   file_scope=_language_scope(texts, lex) or _language_scope(_recommended(clause), lex))
 
 
 def _surely_a_path(text: str) -> bool:

@@ -943,6 +943,31 @@ def test_a_bare_name_is_banned_when_the_sentence_recommends_a_member_of_that_nam
     assert _decide(evaluator, "Write", {"file_path": path, "content": "await vi.waitFor(() => expect(x).toBe(1));"}) == "allow"
 
 
+@pytest.mark.parametrize("line, blocked, allowed", [
+    # a program written without backticks keeps its subcommand and options (red-team findings: "never run prisma
+    # migrate reset" banned every `prisma` command)
+    ("- Never run prisma migrate reset.", "npx prisma migrate reset --force", "npx prisma generate"),
+    ("- Never run npm publish.", "npm publish --tag next", "npm install"),
+    ("- Don't run docker-compose down -v", "docker-compose down -v", "docker-compose up -d"),
+    ("- Never run uv pip install.", "uv pip install requests", "uv sync"),
+])
+def test_a_bare_command_keeps_its_subcommand(line, blocked, allowed):
+    _, evaluator = _compiled(line)
+    assert _decide(evaluator, "Bash", {"command": blocked}) != "allow"
+    assert _decide(evaluator, "Bash", {"command": allowed}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "- Never launch jupyter with a public IP.",  # more words narrow the bare program: Pass 2 reads them
+    "- Never call prisma directly from React components; use the repository layer.",
+    "- Never run ansible against production.",
+    "- Never create new top-level folders (`mkdir`).",  # after plain words, a code span in parentheses is an aside
+    "- Do not download files at runtime (`wget`).",
+])
+def test_a_narrowed_bare_program_or_an_aside_makes_no_rule(line):
+    assert _rules(line + "\n") == []
+
+
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")

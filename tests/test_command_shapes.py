@@ -89,7 +89,7 @@ SHAPES = [
     Shape("push with -u", "Never run `git push origin main`.", "git push -u origin main", "git push -u origin main-fix"),
     # an option that makes the subcommand do nothing it forbids
     Shape("dry run", "Never run `npm publish`.", "npm publish --tag next", "npm publish --dry-run"),
-    Shape("undo", "Do NOT mark PRs as ready (`gh pr ready`).", "gh pr ready 123", "gh pr ready 123 --undo"),
+    Shape("undo", 'Do NOT mark PRs as "ready for review" (`gh pr ready`).', "gh pr ready 123", "gh pr ready 123 --undo"),
     # a package script runs with or without `run`
     Shape("script with run", "NEVER run `pnpm test` (runs all packages).", "pnpm run test", "pnpm run test:e2e"),
     Shape("script without run", "Never run `yarn run build`.", "yarn build", "yarn build:docs"),
