@@ -284,7 +284,8 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
                 or _prose_trigger(clause, lex, polarity))
     verb = clause.verb
     if verb in lex.unobservable_verbs:
-        return None  # "do not post `@claude review`": a message, not a file's content
+        # "do not post `@claude review`": a message, not a file's content; "never reply to an issue" is a command
+        return None if objects else _prose_trigger(clause, lex, polarity)
     if verb in COMMIT_VERBS:
         # ("Never commit `.env` files, API keys, or credentials": the concepts outnumber the names, so the clause
         # keeps no object, but a named file is still what a commit must not carry)

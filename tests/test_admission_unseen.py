@@ -969,6 +969,22 @@ def test_a_narrowed_bare_program_or_an_aside_makes_no_rule(line):
     assert _rules(line + "\n") == []
 
 
+def test_a_label_naming_where_attribution_goes_is_what_the_entry_reads():
+    # vectordotdev/vector (held-out set 21): "**Commit messages:**" was read as a narrowing qualifier
+    imp, evaluator = _compiled('- **Commit messages:** Do NOT include co-authoring information from coding agents (i.e. avoid '
+                               '"Co-Authored-By: Claude" attribution)')
+    assert imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x\n\nCo-Authored-By: Claude <noreply@anthropic.com>"'}) != "allow"
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x"'}) == "allow"
+
+
+def test_replying_to_an_issue_is_the_issue_comment_command():
+    # caddyserver/caddy (held-out set 21)
+    _, evaluator = _compiled("- Never reply to an issue.")
+    assert _decide(evaluator, "Bash", {"command": "gh issue comment 123 --body 'done'"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "gh issue view 123"}) == "allow"
+
+
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")

@@ -411,6 +411,7 @@ PROSE_EXAMPLES = {
     "push-protected-branch": ("Never push to main.", "Bash", {"command": "git push origin HEAD:main"},
                               {"command": "git push origin feature && git checkout main"}),
     "tag-release": ("Never tag releases by hand.", "Bash", {"command": "git tag v1.2.0"}, {"command": "git tag -l"}),
+    "comment-on-issue": ("Never reply to an issue.", "Bash", {"command": "gh issue comment 12 --body x"}, {"command": "gh issue view 12"}),
     "create-tag": ("Never create git tags.", "Bash", {"command": "git tag -a v1.2.0 -m release"}, {"command": "git tag -l"}),
     "release-build": ("Never build in release mode.", "Bash", {"command": "cargo build --release"}, {"command": "cargo build"}),
     "destructive-git": ("Never perform destructive git operations.", "Bash", {"command": "git reset --hard HEAD~1"}, {"command": "git reset HEAD~1"}),
