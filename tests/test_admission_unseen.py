@@ -964,6 +964,7 @@ def test_a_bare_command_keeps_its_subcommand(line, blocked, allowed):
     "- Never create new top-level folders (`mkdir`).",  # after plain words, a code span in parentheses is an aside
     "- Do not download files at runtime (`wget`).",
     "- Never add new package sources to NuGet.config.",  # a package source is no package installed
+    "- Never delete that file with a force-push.",  # caddy (held-out set 21): the force push is the means, not the ban
 ])
 def test_a_narrowed_bare_program_or_an_aside_makes_no_rule(line):
     assert _rules(line + "\n") == []
