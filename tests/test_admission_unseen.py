@@ -977,6 +977,8 @@ def test_a_label_naming_where_attribution_goes_is_what_the_entry_reads():
     assert imp.admission.decision == "admitted"
     assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x\n\nCo-Authored-By: Claude <noreply@anthropic.com>"'}) != "allow"
     assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x"'}) == "allow"
+    # a person's co-author line stays allowed: the sentence is about agents'
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x" -m "Co-authored-by: Jane Doe <jane@example.com>"'}) == "allow"
 
 
 def test_replying_to_an_issue_is_the_issue_comment_command():

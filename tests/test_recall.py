@@ -181,7 +181,7 @@ RULES = [
           'git commit -m "Fix x\n\nCo-Authored-By: Claude <noreply@anthropic.com>"', 'gh pr create --body "Generated with Claude Code"'),
      bash('git commit -m "Fix router prefetch"', "git log -5 --format=%B")),
     # two entries join only with the same flags: "Co-Authored-By" keeps its case-insensitive match
-    ('Do not add "Co-Authored-By" or any AI attribution trailers to commit messages, by any means', "prose:co-authored-by",
+    ('Do not add "Co-Authored-By" or any AI attribution trailers to commit messages, by any means', "prose:agent-co-author",
      bash('git commit -m "Fix" -m "Co-Authored-By: Claude <noreply@anthropic.com>"'), bash('git commit -m "Fix NPE"')),
     # a required sign-off: every commit without it, and no spelling of it
     *((sentence, "required-form",
