@@ -675,7 +675,7 @@ def _entry_trigger(entry: dict, clause: Clause, lex: Lexicon, named_in: str) -> 
     only the names the sentence names."""
     _read_entry_qualifiers(clause, entry)
     tool = entry["tool"]
-    fields = ["command"] if tool == "shell" else lex.tools["content_fields"]
+    fields = {"shell": ["command"], "path": lex.tools["path_fields"]}.get(tool, lex.tools["content_fields"])
     regex = entry["regex"]
     spared = [o.text for o in clause.alternatives + clause.exceptions]
     if "spares" in entry and any(re.search(entry["spares"]["when"], text) for text in spared):
@@ -689,7 +689,7 @@ def _entry_trigger(entry: dict, clause: Clause, lex: Lexicon, named_in: str) -> 
     return Trigger(
         kind=TriggerKind.PROSE,
         lexicon=entry["id"],
-        tool_match=list(lex.tools["shell" if tool == "shell" else "content"]),
+        tool_match=list(lex.tools[tool]),
         patterns=patterns,
         keywords=list(entry.get("keywords", [])),
         summary=summary,
