@@ -409,45 +409,45 @@ def _program_alone(tokens: list[InlineToken], governing: Marker, programs: froze
 
 
 def _bare_objects(tokens: tuple[InlineToken, ...], programs: frozenset[str], edit_verbs: frozenset[str]) -> list[ClauseObject]:
-    """Objects written without backticks.
-
-    Right after a run verb: a list of programs ("run pytest, python, or airflow commands", "never run
-    pytest"), or one program with its subcommand and options ("never run prisma migrate reset",
-    "don't run docker-compose down -v"); none when more words narrow it ("never launch jupyter with a
-    public IP", "never call prisma from components"), which the Pass 2 gate reads. "edit CHANGELOG.md"
-    gives a file name. Anything else in plain prose is not an object.
-    """
+    """Objects written without backticks: what a run verb runs (see `_program_run`), or the file name an edit verb
+    acts on ("edit CHANGELOG.md"). Anything else in plain prose is not an object."""
     words = [(i, t) for i, t in enumerate(tokens) if t.type == "WORD"]
     for i, verb in words:
-        if verb.norm not in _STRICT_RUN:
-            continue
-        names: list[str] = []
-        narrowed = False
-        rest = tokens[i + 1 :]
-        for k, nxt in enumerate(rest):
-            w = nxt.norm if nxt.type == "WORD" else str(nxt)
-            if w in (",", "or", "and", "the", "any", "directly", "locally"):
-                continue
-            if w in _LIST_NOUNS:  # "run pytest, python, or airflow commands"
-                return [ClauseObject(ClauseObjectKind.WORD, n) for n in names] if len(names) > 1 or set(names) & programs else []
-            if nxt.type == "WORD" and str(nxt) == w and re.fullmatch(r"[a-z][\w.-]*", w) and w not in _NARROWING_WORDS:
-                j = k
-                while names and j > 0 and rest[j - 1] in ("-", "--") and rest[j - 1].end_pos == rest[j].start_pos:
-                    j -= 1  # an option: "docker-compose down -v", "git push --force"
-                names.append("".join(rest[j:k]) + w)
-                continue
-            if names and w in ("-", "--") and k + 1 < len(rest) and rest[k + 1].start_pos == nxt.end_pos:
-                continue  # the dash of an option
-            narrowed = w not in _CLAUSE_END
-            break
-        if not names or names[0] not in programs or narrowed:
-            continue
-        if all(n in programs for n in names):
-            return [ClauseObject(ClauseObjectKind.WORD, n) for n in names]
-        return [ClauseObject(ClauseObjectKind.WORD, " ".join(names))]
+        if verb.norm in _STRICT_RUN and (found := _program_run(tokens[i + 1 :], programs)) is not None:
+            return found
     if any(t.norm in edit_verbs for _, t in words):
         return [ClauseObject(ClauseObjectKind.PATH, str(t)) for _, t in words if _FILENAME.match(str(t))]
     return []
+
+
+def _program_run(rest: tuple[InlineToken, ...], programs: frozenset[str]) -> list[ClauseObject] | None:
+    """The words after a run verb: a list of programs ("run pytest, python, or airflow commands", "never run
+    pytest"), or one program with its subcommand and options ("never run prisma migrate reset", "don't run
+    docker-compose down -v"); None when they name no known program, or when more words narrow it ("never
+    launch jupyter with a public IP", "never call prisma from components"), which the Pass 2 gate reads."""
+    names: list[str] = []
+    for k, nxt in enumerate(rest):
+        w = nxt.norm if nxt.type == "WORD" else str(nxt)
+        if w in (",", "or", "and", "the", "any", "directly", "locally"):
+            continue
+        if w in _LIST_NOUNS:  # "run pytest, python, or airflow commands"
+            return [ClauseObject(ClauseObjectKind.WORD, n) for n in names] if len(names) > 1 or set(names) & programs else []
+        if nxt.type == "WORD" and str(nxt) == w and re.fullmatch(r"[a-z][\w.-]*", w) and w not in _NARROWING_WORDS:
+            j = k
+            while names and j > 0 and rest[j - 1] in ("-", "--") and rest[j - 1].end_pos == rest[j].start_pos:
+                j -= 1  # an option: "docker-compose down -v", "git push --force"
+            names.append("".join(rest[j:k]) + w)
+            continue
+        if names and w in ("-", "--") and k + 1 < len(rest) and rest[k + 1].start_pos == nxt.end_pos:
+            continue  # the dash of an option
+        if w not in _CLAUSE_END:
+            return None  # narrowed
+        break
+    if not names or names[0] not in programs:
+        return None
+    if all(n in programs for n in names):
+        return [ClauseObject(ClauseObjectKind.WORD, n) for n in names]
+    return [ClauseObject(ClauseObjectKind.WORD, " ".join(names))]
 
 
 # Words that open what narrows a bare command ("with a public IP", "against production"); what ends it.
