@@ -362,6 +362,12 @@ def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
 _FILE_ENDING = re.compile(r"^`?\*?\.\w+(?:\.\w+)*`?$")
 
 
+def _ending_files(tokens) -> bool:
+    """"`.xlf` localization files": a file ending, then "files" within two words, names the files by their ending."""
+    return any(t.type == "CODE" and _FILE_ENDING.match(str(t)) and any(
+        w.type == "WORD" and w.norm in ("file", "files") for w in tokens[k + 1 : k + 4]) for k, t in enumerate(tokens))
+
+
 def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
     """"the generated golden files (`.sql.out`)": a parenthesis after "files" holding only file endings names them."""
     if opening == 0 or part[opening - 1].norm not in ("file", "files"):
@@ -847,7 +853,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             clause.sequence = " ".join(words[i:])
             break
     if any(t.type == "WORD" and t.norm in lexicon.clause_words["extension_nouns"] for t in tokens) \
-            or any(t == "(" and _names_the_files(tokens, k) for k, t in enumerate(tokens)):
+            or any(t == "(" and _names_the_files(tokens, k) for k, t in enumerate(tokens)) or _ending_files(tokens):
         # "Slow tests should use `.test_slow` extension instead of `.test`": the endings of file names
         clause.objects, clause.instead_of = _as_extensions(clause.objects), _as_extensions(clause.instead_of)
     scoped = _only_when_editing(tokens)

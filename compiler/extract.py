@@ -424,9 +424,10 @@ class _Walk:
                                        role="run-on", why=run_on))
                 continue
             governing = strongest(markers, self.ladder, sentence)
-            if governing is None and span.inherited and not _names_a_means(sentence) and (n == 0 or span.inherited.quote):
-                # (under a "## Do NOT" heading only an item's first sentence is the banned thing: "Mix up linter
-                # configs. Root Python is ruff at line length 120, …" explains it)
+            if governing is None and span.inherited and not _names_a_means(sentence) and n == 0:
+                # (only an item's first sentence is the banned thing: under a "## Do NOT" heading "Mix up linter
+                # configs. Root Python is ruff at line length 120, …" explains it, and under "Never manually edit:"
+                # "`.xlf` localization files. Change the source `.resx` strings instead" says what to do)
                 governing = replace(span.inherited.marker, index=-1)
             elif governing is not None and headings and headings[-1].polar is not None and span.inherited is not None \
                     and not span.inherited.quote:

@@ -988,6 +988,23 @@ def test_replying_to_an_issue_is_the_issue_comment_command():
     assert _decide(evaluator, "Bash", {"command": "gh issue view 123"}) == "allow"
 
 
+def test_a_file_ending_before_files_names_them_and_only_an_items_first_sentence_inherits():
+    # dotnet/sdk (held-out set 22): "`.xlf` localization files" was the file named ".xlf", and the item's next
+    # sentence, what to do instead, was a ban on `.resx`
+    text = ("Never manually edit:\n\n- **`.xlf` localization files.** Change the source `.resx` strings instead, then "
+            "regenerate the `.xlf`.\n")
+    (rule,) = _rules(text)
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "src/Cli/xlf/CliStrings.de.xlf", "old_string": "a", "new_string": "b"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "src/Cli/CliStrings.resx", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+def test_always_prefer_is_a_preference():
+    # python/cpython (held-out set 22): "ALWAYS prefer using `rg` rather than `find` or `grep`" was a block
+    imp, _ = _compiled("- ALWAYS prefer using `rg` rather than `find` or `grep`.")
+    assert imp.action == "warn"
+
+
 def test_a_name_called_a_prefix_is_no_whole_word_trigger():
     # gutenberg (set 18): a whole-word `__experimental` never fired on `__experimentalGetBlockTools`
     imp, _ = _compiled("Avoid adding new APIs prefixed with `__experimental` or `__unstable`.")
