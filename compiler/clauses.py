@@ -360,6 +360,7 @@ def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
 
 
 _FILE_ENDING = re.compile(r"^`?\*?\.\w+(?:\.\w+)*`?$")
+_FILE_GLOB = re.compile(r"^`?[\w.*/-]*\*[\w.*/-]*\.\w+`?$")  # `.github/workflows/*.lock.yml`
 
 
 def _ending_files(tokens) -> bool:
@@ -369,12 +370,14 @@ def _ending_files(tokens) -> bool:
 
 
 def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
-    """"the generated golden files (`.sql.out`)": a parenthesis after "files" holding only file endings names them."""
-    if opening == 0 or part[opening - 1].norm not in ("file", "files"):
+    """"the generated golden files (`.sql.out`)", "lock files (`.github/workflows/*.lock.yml`)": a parenthesis after
+    "files" holding only file endings or globs names them."""
+    before = next((t for t in reversed(part[:opening]) if t.type != "EMPH"), None)  # ("**lock files** (`…`)")
+    if before is None or before.norm not in ("file", "files"):
         return False
     inside = list(itertools.takewhile(lambda t: t != ")", part[opening + 1 :]))
     endings = [t for t in inside if t.type == "CODE"]
-    return bool(endings) and all(_FILE_ENDING.match(str(t)) for t in endings) \
+    return bool(endings) and all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) for t in endings) \
         and all(t.type == "CODE" or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside)
 
 
@@ -715,6 +718,14 @@ def _passive_subject(part: tuple[InlineToken, ...], lexicon) -> list[ClauseObjec
     return _objects(part, lexicon)
 
 
+def place_as_object(clause: Clause, lexicon) -> None:
+    """"Never write in `/etc/`": with no object, the place an edit verb acts in is what it acts on."""
+    if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
+            and not any(g.startswith("!") for g in clause.file_scope):
+        clause.objects = [ClauseObject(ClauseObjectKind.PATH, glob) for glob in clause.file_scope]
+        clause.file_scope = []
+
+
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
     """Read the clause governed by `governing` and the shapes around it."""
     clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
@@ -802,11 +813,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                 if place is not None:
                     clause.file_scope.extend(g for g in place if g not in clause.file_scope)
                     clause.purpose = ""
-            if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
-                    and not any(g.startswith("!") for g in clause.file_scope):
-                # "Never write in `/etc/`": the place is what the edit verb acts on
-                clause.objects = [ClauseObject(ClauseObjectKind.PATH, glob) for glob in clause.file_scope]
-                clause.file_scope = []
+            place_as_object(clause, lexicon)
         elif start < own[0] and start == 0 and lead in lexicon.clause_words["leading_qualifiers"]:
             # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …"
             # the last comma ends the qualifier ("When a PR applies a workaround, version cap, or fix, you …")

@@ -27,7 +27,7 @@ from typing import NamedTuple
 from ..grammar import load as load_grammar
 from .admission import load_admission, surely_a_path
 from .blocks import Block, load_block_parser, parse_blocks
-from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, read_clause, split_sentences, strongest
+from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, place_as_object, read_clause, split_sentences, strongest
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
 from .ladder import load_ladder, normalise_word
 from .regexes import glob_to_regex
@@ -488,6 +488,7 @@ def _reading(source: Source, unit: Unit) -> Reading:
     if governing.index < 0 and span.inherited and not clause.verb:
         # "These files must NOT be committed:" over "- `cgmanifest.json` - Generated during CI builds": committing it
         clause.verb = span.inherited.verb
+        place_as_object(clause, load_lexicon())  # "Never manually edit:" over "- man pages under `docs/man`"
     if span.block.kind == "item":
         _read_item_subject(clause, span.text)
     if unit.sentence is not None and governing.index > 0:

@@ -999,6 +999,18 @@ def test_a_file_ending_before_files_names_them_and_only_an_items_first_sentence_
     assert _decide(evaluator, "Edit", {"file_path": "src/Cli/CliStrings.resx", "old_string": "a", "new_string": "b"}) == "allow"
 
 
+def test_items_under_an_edit_lead_name_their_files_by_place_or_glob():
+    # dotnet/sdk (held-out set 22): a folder after "under", and a glob in parentheses after "files"
+    text = ("Never manually edit:\n\n- **Generated man pages** under `documentation/manpages/sdk`.\n"
+            "- **Generated workflow lock files** (`.github/workflows/*.lock.yml`).\n")
+    evaluator = Evaluator(_rules(text))
+    edit = {"old_string": "a", "new_string": "b"}
+    for path in ("documentation/manpages/sdk/dotnet-build.1", ".github/workflows/ci.lock.yml"):
+        assert _decide(evaluator, "Edit", {"file_path": path, **edit}) == "block", path
+    for path in ("documentation/manpages/README.md", ".github/workflows/ci.yml"):
+        assert _decide(evaluator, "Edit", {"file_path": path, **edit}) == "allow", path
+
+
 def test_always_prefer_is_a_preference():
     # python/cpython (held-out set 22): "ALWAYS prefer using `rg` rather than `find` or `grep`" was a block
     imp, _ = _compiled("- ALWAYS prefer using `rg` rather than `find` or `grep`.")
