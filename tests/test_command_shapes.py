@@ -416,7 +416,7 @@ PROSE_EXAMPLES = {
                         {"command": 'git commit -m "fix" -m "Co-authored-by: Jane Doe <jane@example.com>"'}),
     "hand-written-migrations": ("NEVER write migration files by hand.", "Write",
                                 {"file_path": "src/modules/blog/migrations/Migration20250101.ts", "content": "x"},
-                                {"file_path": "src/modules/blog/models/post.ts", "content": "x"}),
+                                {"file_path": "src/migrations/run-migrations.ts", "content": "x"}),  # (the runner, no migration)
     "claude-session-link": ("Do not include links to the Claude session.", "Bash",
                             {"command": 'gh pr create --title "fix: x" --body "Fix.\n\nhttps://claude.ai/code/session_01Ab"'},
                             {"command": 'gh pr create --title "fix: x" --body "Fix.\n\nRelated: #8123"'}),
