@@ -303,6 +303,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
             start = r"(?<![\w.$])"
         end = r"\(" if call else (r"\b" if ident[-1:].isalnum() or ident[-1:] == "_" else "")
         alternatives.append(start + body + end)
+        if call and re.fullmatch(r"[A-Za-z_$][\w$]*", ident):  # `initializeIcons()`: importing it, too
+            alternatives.append(r"\bimport\b[^;\n]*\b" + body + r"\b")
     return any_of(alternatives)
 
 

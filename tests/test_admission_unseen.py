@@ -1011,6 +1011,15 @@ def test_items_under_an_edit_lead_name_their_files_by_place_or_glob():
         assert _decide(evaluator, "Edit", {"file_path": path, **edit}) == "allow", path
 
 
+def test_a_banned_call_is_also_banned_as_an_import():
+    # microsoft/fluentui (held-out set 21): "DO NOT use `initializeIcons()`" fired on the call, not on its import
+    (rule,) = _rules("**DO NOT use `initializeIcons()`.**\n")
+    evaluator = Evaluator([rule])
+    for code in ("import { initializeIcons } from '@fluentui/font-icons-mdl2';", "initializeIcons();"):
+        assert _decide(evaluator, "Write", {"file_path": "src/index.ts", "content": code}) == "block", code
+    assert _decide(evaluator, "Write", {"file_path": "src/index.ts", "content": "import { initializeIconsV2 } from 'x';"}) == "allow"
+
+
 def test_always_prefer_is_a_preference():
     # python/cpython (held-out set 22): "ALWAYS prefer using `rg` rather than `find` or `grep`" was a block
     imp, _ = _compiled("- ALWAYS prefer using `rg` rather than `find` or `grep`.")
