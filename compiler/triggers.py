@@ -451,7 +451,8 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
     exceptions = _exception_patterns(kind, texts, clause, lex)
     if kind == "path":
         # in prose, "`generated/*`" names the folder's contents, not only its top level
-        regex = any_of([glob_to_regex(t.removesuffix("*") if t.endswith("/*") else t) for t in texts])
+        regex = any_of([_sibling_of_dot_folders(glob_to_regex(t.removesuffix("*") if t.endswith("/*") else t), t, texts)
+                        for t in texts])
         patterns = [Pattern(field=f, regex=regex, flags="") for f in tools["path_fields"]]
         writes = ["Write"] if clause.verb in lex.create_verbs else list(tools["path"])  # a new file is a Write
         return Trigger(TriggerKind.PATH, writes, patterns + exceptions, summary=_slug_words(texts),
@@ -468,6 +469,15 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
                    interpreted=True, values=texts,
                    # ("Use `globalThis`, never `global` or `self`": the language of the name it recommends)
                    file_scope=_language_scope(texts, lex) or _language_scope(_recommended(clause), lex))
+
+
+def _sibling_of_dot_folders(regex: str, text: str, texts: list[str]) -> str:
+    """"Do NOT update `rules/` or `.claude/skills/x/`": a bare folder named beside a path in a dot folder is not the
+    one inside that dot folder (`.claude/rules/`), which the sentence would have spelled out as it did the other."""
+    dots = sorted({t.split("/", 1)[0] for t in texts if t.startswith(".") and "/" in t.strip("/")} - {".", ".."})
+    if not dots or text.startswith((".", "/", "*")) or "/" in text.rstrip("/") or not regex.startswith("(?:^|/)"):
+        return regex
+    return "(?:^|/)" + "".join(f"(?<!{js_escape(d)}/)" for d in dots) + regex.removeprefix("(?:^|/)")
 
 
 def _surely_a_path(text: str) -> bool:

@@ -1020,6 +1020,15 @@ def test_a_banned_call_is_also_banned_as_an_import():
     assert _decide(evaluator, "Write", {"file_path": "src/index.ts", "content": "import { initializeIconsV2 } from 'x';"}) == "allow"
 
 
+def test_a_bare_folder_beside_a_dot_folder_path_is_not_inside_that_dot_folder():
+    # triggerdotdev/trigger.dev (held-out set 3): `rules/` also stopped edits of `.claude/rules/`
+    _, evaluator = _compiled("- Do NOT update `rules/` or `.claude/skills/trigger-dev-tasks/` unless explicitly asked.")
+    edit = {"old_string": "a", "new_string": "b"}
+    for path in ("rules/4.0.0/basic.md", "/home/u/repo/rules/a.md", ".claude/skills/trigger-dev-tasks/SKILL.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path, **edit}) != "allow", path
+    assert _decide(evaluator, "Edit", {"file_path": ".claude/rules/package-installation.md", **edit}) == "allow"
+
+
 def test_always_prefer_is_a_preference():
     # python/cpython (held-out set 22): "ALWAYS prefer using `rg` rather than `find` or `grep`" was a block
     imp, _ = _compiled("- ALWAYS prefer using `rg` rather than `find` or `grep`.")
