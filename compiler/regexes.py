@@ -140,6 +140,13 @@ def runs_a_script(program: str, word: str) -> bool:
     return word in SCRIPT_SHORTCUTS.get(program, ())
 
 
+def without_run(tokens: list[str]) -> list[str]:
+    """`pnpm run test` -> `pnpm test`: a package script's shorter spelling, the one every form of it shares."""
+    if len(tokens) > 2 and tokens[1] in ("run", "run-script") and runs_a_script(tokens[0].rsplit("/", 1)[-1].lower(), tokens[2]):
+        return [tokens[0], *tokens[2:]]
+    return tokens
+
+
 def _subcommand(program: str, word: str) -> str:
     spellings = [js_escape(s) for s in (word, *ALIASES.get((program, word), ()))]
     if runs_a_script(program, word):
@@ -167,8 +174,7 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
         if not tokens:
             continue
         program = tokens[0]
-        if len(tokens) > 2 and tokens[1] in ("run", "run-script") and runs_a_script(program, tokens[2]):
-            del tokens[1]  # `pnpm run test` is `pnpm test`, and both spellings match (see _subcommand)
+        tokens = without_run(tokens)  # (both spellings match: see _subcommand)
         parts = [_program(program) + ("[0-9.]*" if program in versioned else "")]
         for n, token in enumerate(tokens[1:]):
             if _PLACEHOLDER.match(token):

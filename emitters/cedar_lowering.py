@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..compiler.ir import Pattern, TriggerKind, TriggerRecord
-from ..compiler.regexes import ALIASES, OPTION_ALIASES, runs_a_script
+from ..compiler.regexes import ALIASES, OPTION_ALIASES, without_run
 from ..compiler.sondera import TOOL_ACTIONS, cedar_string
 from .backend import Omitted
 from .like import Unsupported, lower
@@ -86,10 +86,8 @@ def _like_condition(attr: str, regex: str, flags: str, lowercase: bool) -> tuple
 
 def _parse_condition(command: str) -> tuple[str, bool]:
     """v2: a command as facts of context.parse (survives paths, sudo, flag order, pipelines)."""
-    tokens = command.strip().removeprefix("$ ").split()
+    tokens = without_run(command.strip().removeprefix("$ ").split())  # (the script's name is the fact both share)
     program = tokens[0].rsplit("/", 1)[-1].lower()  # parse.programs holds lower-case basenames
-    if len(tokens) > 2 and tokens[1] in ("run", "run-script") and runs_a_script(program, tokens[2]):
-        del tokens[1]  # `pnpm run test` is `pnpm test`: the script's name is the fact both share
     terms = [f"context.parse.programs.contains({cedar_string(program)})"]
     exact = True
     for n, token in enumerate(tokens[1:]):

@@ -27,22 +27,11 @@ class Entry:
     number: int  # P<n> in the group's policy.md
     imperative: Imperative
     lowered: dict[str, list | Omitted] = field(default_factory=dict)  # backend name -> its policies or why none; absent: not asked
-    _words: tuple[str, str] | None = field(default=None, repr=False, compare=False)  # (title, trigger signal), made once
+    title: str = field(init=False)  # the imperative's short title (text.title), as policy.md and every Cedar file show it
+    signal: str = field(init=False)  # what the Tier 2 gate looks for (text.trigger_signal), made once for every file
 
-    @property
-    def title(self) -> str:
-        """The imperative's short title (text.title), as policy.md and every Cedar file show it."""
-        return self._texts()[0]
-
-    @property
-    def signal(self) -> str:
-        """What the Tier 2 gate looks for (text.trigger_signal), as policy.md and every Cedar file describe it."""
-        return self._texts()[1]
-
-    def _texts(self) -> tuple[str, str]:
-        if self._words is None:
-            self._words = (title(self.imperative), trigger_signal(self.imperative))
-        return self._words
+    def __post_init__(self) -> None:
+        self.title, self.signal = title(self.imperative), trigger_signal(self.imperative)
 
     def policies(self, backend: str) -> list:
         """The policies `backend` lowered this rule to; [] when it omitted it or was not asked."""
