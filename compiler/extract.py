@@ -491,8 +491,14 @@ def _reading(source: Source, unit: Unit) -> Reading:
         place_as_object(clause, load_lexicon())  # "Never manually edit:" over "- man pages under `docs/man`"
     if span.block.kind == "item":
         _read_item_subject(clause, span.text)
-    if unit.sentence is not None and governing.index > 0:
-        _read_antecedent(clause, unit.sentence.tokens[: governing.index])
+    if unit.sentence is not None:
+        # what stands before the rule word, else the sentence before it in the same block ("Code in `resources/`
+        # and `types/` is generated. Avoid modifying these directly.")
+        before = unit.sentence.tokens[: max(governing.index, 0)]
+        if any(t.type in ("CODE", "PATH") for t in before):
+            _read_antecedent(clause, before)
+        else:
+            _read_antecedent(clause, next((s.tokens for s in reversed(split_sentences(span.text[: unit.start]))), ()), True)
     reading.clause = clause
     return reading
 
@@ -521,10 +527,12 @@ def _read_item_subject(clause: Clause, item: str) -> None:
 _POINTERS = frozenset({"that", "this", "it", "these", "those", "them"})
 
 
-def _read_antecedent(clause: Clause, before: tuple) -> None:
+def _read_antecedent(clause: Clause, before: tuple, earlier: bool = False) -> None:
     """"… commit the regenerated `docs/guide/cli-generated.md`; never edit that file by hand": an edit naming nothing
     but a pointer ("that file", "it") and words for the thing spoken of acts on the last path named before its rule word.
-    So does a bare "do not commit" after a path ("`config-cloud.json` (generated, do not commit)")."""
+    So does a bare "do not commit" after a path ("`config-cloud.json` (generated, do not commit)"). From the sentence
+    before (`earlier`), "these" takes every path it names, and "it" or "that file" its only one: of two ("regenerates
+    `cli.md` via `generate.py`. Don't edit that file"), which one is meant is for the reader to judge."""
     lexicon = load_lexicon()
     words = clause.scope_text.split()
     commits = clause.verb in COMMIT_VERBS
@@ -535,8 +543,9 @@ def _read_antecedent(clause: Clause, before: tuple) -> None:
     if not (points or commits and not after):
         return
     paths = [str(t).strip("`") for t in before if t.type in ("CODE", "PATH") and surely_a_path(str(t).strip("`"))]
-    if paths:
-        clause.objects = [ClauseObject(ClauseObjectKind.PATH, paths[-1])]
+    plural = points and after[0] in ("these", "those", "them")
+    if paths and not (earlier and len(paths) > 1 and not plural):
+        clause.objects = [ClauseObject(ClauseObjectKind.PATH, p) for p in (paths if plural else paths[-1:])]
 
 
 def skipped(readings: list[Reading]) -> list[Skipped]:

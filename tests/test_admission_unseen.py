@@ -1029,6 +1029,19 @@ def test_a_bare_folder_beside_a_dot_folder_path_is_not_inside_that_dot_folder():
     assert _decide(evaluator, "Edit", {"file_path": ".claude/rules/package-installation.md", **edit}) == "allow"
 
 
+def test_a_pointer_takes_the_paths_of_the_sentence_before():
+    # anthropics/anthropic-sdk-python (an audit): "these" are the two folders the sentence before names
+    (rule,) = _rules("1. **Generated Code**: Most code in `resources/` and `types/` is auto-generated from OpenAPI spec. "
+                     "Avoid modifying these directly.\n")
+    evaluator = Evaluator([rule])
+    edit = {"old_string": "a", "new_string": "b"}
+    for path in ("src/anthropic/resources/messages.py", "src/anthropic/types/message.py"):
+        assert _decide(evaluator, "Edit", {"file_path": path, **edit}) == "ask", path
+    assert _decide(evaluator, "Edit", {"file_path": "src/anthropic/_client.py", **edit}) == "allow"
+    # of two paths before, "that file" may be either: no rule (huggingface_hub, held-out set 10)
+    assert _rules("`make style` regenerates `docs/cli.md` via `utils/gen_cli.py`. Don't edit that file by hand.\n") == []
+
+
 def test_always_prefer_is_a_preference():
     # python/cpython (held-out set 22): "ALWAYS prefer using `rg` rather than `find` or `grep`" was a block
     imp, _ = _compiled("- ALWAYS prefer using `rg` rather than `find` or `grep`.")
