@@ -49,7 +49,8 @@ RANGES = ((1, 8, True), (9, 16, True), (17, 24, True), (25, 32, True), (33, 40, 
           (61, 70, True), (71, 80, True), (81, 90, True), (91, 100, True), (102, 110, True), (111, 120, True),
           (121, 130, True), (131, 140, True), (141, 150, True),
           (151, 160, True), (161, 170, True), (171, 180, True),
-          (181, 190, True), (191, 200, True), (201, 208, True))
+          (181, 190, True), (191, 200, True), (201, 208, True),
+          (209, 217, False))
 SETS = tuple((f"set {n} ({first:03d}-{last:03d}, {'read by the team' if read else 'blind'})", first, last)
              for n, (first, last, read) in enumerate(RANGES, 1))
 
