@@ -13,6 +13,7 @@ import subprocess
 from functools import cache
 
 import jsonschema
+import jsonschema_rs
 from referencing import Registry, Resource
 
 from ..schemas import read as read_schema
@@ -67,9 +68,22 @@ def _inlined(schema: dict) -> dict:
     return inline(schema, frozenset())
 
 
+@cache
+def _compiled(name: str) -> jsonschema_rs.Validator:
+    """The same schema compiled by jsonschema-rs: it says whether a document is valid about 100× faster,
+    so jsonschema only explains the documents it rejects."""
+    registry = jsonschema_rs.Registry([(load_schema(n)["$id"], load_schema(n)) for n in SCHEMAS])
+    return jsonschema_rs.validator_for(_inlined(load_schema(name)), registry=registry)
+
+
+def schema_errors(name: str, instance) -> list[jsonschema.ValidationError]:
+    """Every violation of `instance`, as jsonschema reports it (none for a valid document)."""
+    return [] if _compiled(name).is_valid(instance) else list(validator(name).iter_errors(instance))
+
+
 def schema_error(name: str, instance) -> str:
     """The most relevant schema violation of `instance`, or ''."""
-    error = jsonschema.exceptions.best_match(validator(name).iter_errors(instance))
+    error = jsonschema.exceptions.best_match(schema_errors(name, instance))
     if error is None:
         return ""
     return f"{'/'.join(map(str, error.absolute_path)) or 'top level'}: {error.message}"
@@ -155,7 +169,7 @@ def self_check(doc: dict, source_texts: dict[str, str], use_node: bool = True) -
         if stats.get(key) != value:
             failures.append(("-", f"stats.{key} is {stats.get(key)}, the arrays hold {value}"))
     # 6. JSON schema; 7. size
-    for error in validator("distilled-rules.schema.json").iter_errors(doc):
+    for error in schema_errors("distilled-rules.schema.json", doc):
         failures.append(("-", f"schema: {'/'.join(map(str, error.absolute_path))}: {error.message}"))
     size = len(encode(doc))
     if size >= MAX_OUTPUT_BYTES:
