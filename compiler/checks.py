@@ -11,16 +11,18 @@ import re
 import shutil
 import subprocess
 from functools import cache
+from typing import TYPE_CHECKING
 
-import jsonschema
 import jsonschema_rs
-from referencing import Registry, Resource
 
 from ..schemas import read as read_schema
 from . import regex_safety
 from .jsontext import encode
 from .regex_safety import rule_regexes
 from .regexes import redos_reasons, syntax_problems
+
+if TYPE_CHECKING:
+    import jsonschema
 
 MAX_OUTPUT_BYTES = 2 * 1024 * 1024
 _ID = re.compile(r"^enforce-[a-z0-9-]+$")
@@ -44,7 +46,10 @@ def load_schema(name: str) -> dict:
 
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
-    """A validator for one of our schemas; references between them resolve locally, never online."""
+    """A validator for one of our schemas that words each violation; references between them resolve locally, never online."""
+    import jsonschema  # (not imported by a run whose documents are valid: jsonschema-rs says so first)
+    from referencing import Registry, Resource
+
     registry = Registry().with_resources((load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMAS)
     return jsonschema.Draft202012Validator(_inlined(load_schema(name)), registry=registry)
 
@@ -83,9 +88,12 @@ def schema_errors(name: str, instance) -> list[jsonschema.ValidationError]:
 
 def schema_error(name: str, instance) -> str:
     """The most relevant schema violation of `instance`, or ''."""
-    error = jsonschema.exceptions.best_match(schema_errors(name, instance))
-    if error is None:
+    errors = schema_errors(name, instance)
+    if not errors:
         return ""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(errors)
     return f"{'/'.join(map(str, error.absolute_path)) or 'top level'}: {error.message}"
 
 
