@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import cache
 
 _STOP = frozenset((
     "a an the to of in on for with and or any your you we our this that these those be is are it its "
@@ -12,6 +13,7 @@ _STOP = frozenset((
 ).split())
 
 
+@cache  # (asked once per rule: a group holds many)
 def group_stem(group_id: str) -> str:
     """`local:.clinerules/style.md` -> `local-clinerules-style-md` (the scheme word is kept)."""
     return re.sub(r"[^a-z0-9]+", "-", group_id.lower()).strip("-")
