@@ -1423,3 +1423,25 @@ def test_a_cannot_reminded_is_a_prohibition_and_its_reason_and_behalf_narrow_not
 ])
 def test_near_misses_of_the_forms_and_the_agent_made_words_are_no_hook_rule(line):
     assert _rules(line + "\n") == []
+
+
+def test_never_checking_a_named_box_blocks_a_pr_body_that_ticks_it():
+    # open-telemetry/opentelemetry-collector-contrib (held-out set 23)
+    imp, evaluator = _compiled("You must not check the `I, a human, wrote this pull request description myself` box on the "
+                               "user's behalf.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    body = "#### Description\nAdds OAUTHBEARER.\n\n- [{}] I, a human, wrote this pull request description myself"
+    assert _decide(evaluator, "Bash", {"command": f'gh pr create --title "x" --body "{body.format("x")}"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": f'gh pr edit 40123 --body "{body.format("X")}"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": f'gh pr create --title "x" --body "{body.format(" ")}"'}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "gh pr view 40123"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "git push origin kafka"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "Never check the box.",  # names no box
+    "Do not check the tests box until CI passes.",  # narrowed
+    "Always check the `Allow edits from maintainers` box.",  # asks for it
+])
+def test_a_box_the_sentence_does_not_forbid_by_name_is_no_rule(line):
+    assert _rules(line + "\n") == []

@@ -421,6 +421,8 @@ PROSE_EXAMPLES = {
                             {"command": 'gh pr create --title "fix: x" --body "Fix.\n\nhttps://claude.ai/code/session_01Ab"'},
                             {"command": 'gh pr create --title "fix: x" --body "Fix.\n\nRelated: #8123"'}),
     "comment-on-issue": ("Never reply to an issue.", "Bash", {"command": "gh issue comment 12 --body x"}, {"command": "gh issue view 12"}),
+    "checked-checkbox": ("Never tick the `Ready for review` box.", "Bash", {"command": 'gh pr create --body "- [x] Ready for review"'},
+                         {"command": 'gh pr create --body "- [ ] Ready for review"'}),
     "comment-on-pull-request": ("Never comment on PRs.", "Bash", {"command": "gh pr comment 12 --body x"}, {"command": "gh pr view 12"}),
     "comment-on-issues-and-pull-requests": ("Never post comments on issues or PRs.", "Bash", {"command": "gh pr comment 12 --body x"},
                                             {"command": "gh issue view 12 --comments"}),
