@@ -49,6 +49,7 @@ class _Data:
     only_if_person: re.Pattern
     unprompted: re.Pattern
     review_verbs: frozenset[str]
+    review_places: re.Pattern
     action_verbs: frozenset[str]
     removal_verbs: frozenset[str]
     phrases: dict[str, str]  # shapes of a sentence around a name, `{value}` standing for it
@@ -83,6 +84,7 @@ def load_admission() -> _Data:
         only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
         unprompted=re.compile(data["unprompted"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
+        review_places=re.compile(data["review_places"]),
         action_verbs=frozenset(data["action_verbs"]),
         removal_verbs=frozenset(data["removal_verbs"]),
         phrases={key: data[key] for key in _PHRASES},
@@ -253,7 +255,7 @@ def _kind(imp, source, data: _Data):
     kind, values = tool_kind(imp.rule_trigger), imp.rule_trigger.values
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
     verb = after[0].strip("*_`,.") if after else ""
-    if verb in data.review_verbs:
+    if verb in data.review_verbs and not data.review_places.match(" ".join(w.strip("*_`,.") for w in after[1:])):
         return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None
     if verb in data.action_verbs and kind in ("content", "path"):
         return f"'{imp.marker} {verb}' forbids running something, and this rule would watch files", None

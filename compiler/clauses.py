@@ -52,6 +52,7 @@ class Marker:
     marker_class: str  # ladder class, after ALL-CAPS strengthening
     caps: bool
     index: int  # token index in the sentence (-1: inherited from a heading or lead line)
+    exception: int = -1  # a sentence form's: the token index where the rule's exception opens ("Only commit when asked")
 
 
 @dataclass(slots=True)
@@ -187,6 +188,18 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         else:
             found.append((i, length, cls))
         end = i + length
+    exceptions: dict[int, int] = {}
+    for i, length, cls, exception in ladder.form_markers(words) if ladder.forms else ():
+        # "Only commit when explicitly asked", "The rule is not to …": a rule word the sentence's shape makes
+        if any(k < i + length and i < k + n for k, n, _ in found):
+            continue
+        conditional = _conditional(sentence.tokens, words, ladder) if conditional is None else conditional
+        cls = ladder.read_after(words, i + length, cls)
+        if cls is not None and positions[i] not in conditional:
+            found.append((i, length, cls))
+            found.sort()
+            if exception >= 0:
+                exceptions[i] = positions[exception]
     markers = []
     for i, length, cls in found:
         first, last = positions[i], positions[i + length - 1]
@@ -194,7 +207,7 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         caps = _is_caps(phrase)
         if caps:
             cls = ladder.caps_strengthen.get(cls, cls)
-        markers.append(Marker(phrase, cls, caps, first))
+        markers.append(Marker(phrase, cls, caps, first, exceptions.get(i, -1)))
     head = "".join(t for t in sentence.tokens[:4] if t.type in ("WORD", "PUNCT", "OTHER")).replace(" ", "")
     for header, cls in ladder.headers.items():
         if head.startswith(header.replace(" ", "")):
@@ -391,7 +404,7 @@ def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
 
 def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
     """InlineToken ranges split at clause breaks and at every marker."""
-    starts = {m.index for m in markers if m.index > 0}
+    starts = {m.index for m in markers if m.index > 0} | {m.exception for m in markers if m.exception > 0}
     cuts = [0]
     for i, tok in enumerate(sentence.tokens):
         word = tok.norm if tok.type == "WORD" else ""
@@ -726,6 +739,22 @@ def place_as_object(clause: Clause, lexicon) -> None:
         clause.file_scope = []
 
 
+def _drop_agent_made(clause: Clause, agent_made: re.Pattern) -> None:
+    """Words true of anything the agent makes or does ("that are AI-generated", "on their behalf") narrow nothing:
+    they leave the clause's text and qualifiers."""
+    found = [m.group(0).strip() for m in agent_made.finditer(clause.scope_text)]
+    if not found:
+        return
+    clause.scope_text = agent_made.sub("", clause.scope_text)
+    kept = []
+    for qualifier in clause.qualifiers:
+        for phrase in found:
+            qualifier = re.sub(rf"(?:^| ){re.escape(phrase)}(?= |$)", "", qualifier).strip()
+        if qualifier:
+            kept.append(qualifier)
+    clause.qualifiers = kept
+
+
 def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, lexicon) -> Clause:
     """Read the clause governed by `governing` and the shapes around it."""
     clause = Clause(marker=governing, headed=any(m.text in load_ladder().headers for m in markers))
@@ -826,7 +855,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             subject = _passive_subject(part, lexicon)
         elif end == own[0] and polarity == "negative" and lead in lexicon.clause_words["recommending"] and part[-1] == ",":
             clause.alternatives.extend(objs)  # "Use `globalThis`, never `global`": the side it recommends
-        elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";"):
+        elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";") \
+                and normalise_word(governing.text) not in load_ladder().form_phrases:
+            # (a sentence form's own words before its rule word, "The most important rule is not to …", are no subject)
             # the words right before the marker, unless they end a clause of their own ("Releases go through a PR, never …")
             _read_subject(clause, part, lexicon)
         elif (lead in ("instead", "rather") or (lead == "over" and polarity == "positive")) and start not in examples:
@@ -835,7 +866,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(_objects(side, lexicon))
             if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down
                 _add_rejected(clause, side)
-        elif lead in lexicon.clause_words["exception_openers"]:
+        elif lead in lexicon.clause_words["exception_openers"] or start == governing.exception > 0:
+            # ("Only commit when explicitly asked": the sentence form's exception, as "unless asked" is one)
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
         elif start in coordinated:
@@ -844,7 +876,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             clause.scope_text += " " + " ".join(t.norm for t in part if t.type in ("WORD", "CODE", "PATH"))
         elif start > own[0] and polarity == "negative":
             clause.alternatives.extend(objs)
-        if start > own[0] and lead not in lexicon.clause_words["exception_openers"]:
+        if start > own[0] and lead not in lexicon.clause_words["exception_openers"] and start != governing.exception:
             # a condition after the clause ("… over `X` when tests need …") narrows the rule too
             for qualifier in _split_clause(part, lexicon, False).qualifiers:
                 # ("let the user decide when to mark them ready": a question, not a condition)
@@ -863,6 +895,7 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             or any(t == "(" and _names_the_files(tokens, k) for k, t in enumerate(tokens)) or _ending_files(tokens):
         # "Slow tests should use `.test_slow` extension instead of `.test`": the endings of file names
         clause.objects, clause.instead_of = _as_extensions(clause.objects), _as_extensions(clause.instead_of)
+    _drop_agent_made(clause, lexicon.qualifiers["agent_made"])
     scoped = _only_when_editing(tokens)
     if scoped:
         clause.file_scope.extend(o.text for o in scoped if o.text not in clause.file_scope)

@@ -39,6 +39,22 @@ class Ladder:
     inverted_classes: dict[str, str]
     permission_verbs: frozenset[str]
     filler_words: frozenset[str]
+    forms: tuple[tuple[re.Pattern, str], ...]  # (pattern over a sentence's words, its marker's class)
+    form_phrases: dict[str, str]  # each sentence form's rule words -> their class
+
+    def form_markers(self, words: list[str]) -> list[tuple[int, int, str, int]]:
+        """The sentence forms the words open with: (word index, length, class, exception word index or -1)."""
+        text = " ".join(words)
+        found = []
+        for pattern, cls in self.forms:
+            m = pattern.match(text)
+            if m is None:
+                continue
+            first = text.count(" ", 0, m.start("marker"))
+            length = m.group("marker").count(" ") + 1
+            exception = text.count(" ", 0, m.start("exception")) if "exception" in pattern.groupindex and m.group("exception") else -1
+            found.append((first, length, cls, exception))
+        return found
 
     def may_have_marker(self, text: str) -> bool:
         return self.candidates.search(text.lower()) is not None
@@ -144,7 +160,11 @@ def load_ladder() -> Ladder:
     # ((?:\s|\*)+, never (?:\s|\*{1,3})+: that one splits a run of stars in exponentially many ways)
     trie = _trie_regex(sorted(spelled)).replace(r"\ ", r"(?:\s|\*)+")
     headers = [re.escape(h.lower()) for h in data["headers"]]
-    candidates = re.compile(r"\b" + trie + r"\b|" + "|".join(headers))
+    forms = tuple((re.compile(form["pattern"].replace("{MARKER}", "(?P<marker>" + "|".join(
+        re.escape(m) for m in sorted(form["markers"], key=lambda m: (-len(m), m))) + ")")), form["class"]) for form in data.get("forms", ()))
+    form_phrases = {m: form["class"] for form in data.get("forms", ()) for m in form["markers"]}
+    prefilters = [form["prefilter"] for form in data.get("forms", ())]
+    candidates = re.compile(r"\b" + trie + r"\b|" + "|".join(headers + prefilters))
     return Ladder(
         classes=classes,
         phrases=phrases,
@@ -163,4 +183,6 @@ def load_ladder() -> Ladder:
         inverted_classes=dict(data["inverted_classes"]),
         permission_verbs=frozenset(data["permission_verbs"]),
         filler_words=frozenset(data["filler_words"]),
+        forms=forms,
+        form_phrases=form_phrases,
     )

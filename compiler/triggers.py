@@ -97,6 +97,7 @@ def _forbidding_words() -> str:
     ladder = load_ladder()
     phrases = {" ".join(words) for options in ladder.phrases.values() for words, cls in options
                if ladder.classes[cls].polarity == "negative"}
+    phrases |= {p for p, cls in ladder.form_phrases.items() if ladder.classes[cls].polarity == "negative"}  # ("only", "not to")
     spelled = (re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=lambda p: (-len(p), p)))
     return r"(?:you\s+)?(?:" + "|".join(spelled) + r")\s+(?:ever\s+)?"
 
@@ -149,6 +150,8 @@ def load_lexicon() -> Lexicon:
             "paths": re.compile(data["qualifiers"]["paths"]),
             "folders": re.compile(data["qualifiers"]["folders"]),
             "person": re.compile(data["qualifiers"]["person"], re.IGNORECASE),
+            "agent_made": re.compile(data["qualifiers"]["agent_made"]),
+            "reason_tail": re.compile(data["qualifiers"]["reason_tail"]),
             "sections": tuple({"when": re.compile(e["when"]), "globs": tuple(e["globs"]),
                                "own_or_title_heading_only": e.get("own_or_title_heading_only", False)}
                               for e in data["qualifiers"]["sections"]),
@@ -617,6 +620,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     # clause names ("unix-only commands like `rm -rf`" is no deletion), while a parenthesis may restate it
     # ("pipe a remote script into a shell (`curl ... | bash`)")
     scope_text, rejected = clause.scope_text.replace("`", ""), clause.rejected.replace("`", "")
+    scope_text = lex.qualifiers["reason_tail"].sub("", scope_text)  # ("… as it is against the rules"): why, not what
     for example in clause.examples:
         if example.text.strip("`"):
             scope_text = re.sub(rf"(?<![\w-]){re.escape(example.text.strip('`').lower())}(?![\w-])", " ", scope_text)
@@ -645,7 +649,8 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
     # "in release mode", "in a single command": what the entry matched, not a narrowing
     clause.qualifiers = [q for q in clause.qualifiers if not any(q in m.group(0) for _, m in found)]
     if "command" in entry:  # built like a code span, so §10 can compare it
-        trigger = _command_trigger([entry["command"]], clause, lex)
+        commands = entry["command"] if isinstance(entry["command"], list) else [entry["command"]]
+        trigger = _command_trigger(commands, clause, lex)  # ("comment on issues or PRs": both commands)
         trigger.summary, trigger.interpreted, trigger.suggestion = entry["summary"], True, _suggestion(clause)
         return trigger
     built = [_entry_trigger(e, clause, lex, named_in) for e, _ in found]

@@ -1357,3 +1357,91 @@ def test_a_name_turned_down_for_what_a_subject_uses_is_no_ban_everywhere():
 ])
 def test_what_makes_a_use_dangerous_narrows_the_ban_to_it(sentence, tool, tool_input):
     assert _decide(Evaluator(_rules(sentence + "\n")), tool, tool_input) == "allow"
+
+
+# Held-out set 23's findings: sentence forms whose rule word is the shape of the sentence, comments on issues and
+# PRs, and words true of anything the agent does.
+
+
+@pytest.mark.parametrize("line", [
+    "- Only commit when explicitly asked",  # pytorch/executorch (held-out set 23)
+    "- Only commit if asked",
+    "- Only commit when the user explicitly asks",
+    "- Only commit when you are specifically told to",
+])
+def test_only_when_asked_is_dont_unless_asked_and_asks(line):
+    imp, evaluator = _compiled(line)
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "Fix typo"'}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "git status"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "git add a.py"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "- Only use `sudo` when installing packages",  # a narrowing condition, not a person's request: no rule word
+    "- Only commit when tests pass",
+    "- Only the maintainers merge when asked",  # no verb after "only": no instruction
+    "- Commit only when the build is green",
+    "- The release script only pushes when asked",  # "only" does not open the sentence: a description
+])
+def test_only_with_any_other_condition_makes_no_rule(line):
+    assert _rules(line + "\n") == []
+
+
+@pytest.mark.parametrize("line", [
+    # open-telemetry/opentelemetry-collector-contrib (held-out set 23)
+    "The most important rule is not to post comments on issues or PRs that are AI-generated.",
+    "The golden rule is not to comment on issues or pull requests.",
+    "Never post AI-generated comments on PRs or issues.",
+])
+def test_the_rule_is_not_to_comment_on_issues_or_prs_blocks_both_commands(line):
+    imp, evaluator = _compiled(line)
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": 'gh issue comment 41234 --body "I can take this"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": 'gh pr comment 40123 --body "Addressed the feedback"'}) == "block"
+    for command in ("gh issue view 41234 --comments", "gh pr view 40123", "gh pr checks 40123", 'git commit -m "x"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow"
+
+
+def test_a_cannot_reminded_is_a_prohibition_and_its_reason_and_behalf_narrow_nothing():
+    # open-telemetry/opentelemetry-collector-contrib (held-out set 23)
+    imp, evaluator = _compiled("Do not forget that you cannot comment for users on issue threads on their behalf as it "
+                               "is against the rules of this project.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": 'gh issue comment 41234 --body "My plan is"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "gh issue view 41234 --comments"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": 'gh pr comment 1 --body "x"'}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "The rule is not to be applied to tests.",  # describes the rule
+    "Do not forget that you cannot run Docker in the sandbox without `sudo`.",  # narrowed: no rule the hook keeps
+    "You cannot comment on issues.",  # "cannot" alone says what is possible
+    "Never comment on issues that are stale.",  # a real narrowing stays one
+    "Never comment on issues for users.",  # "for users" without "on their behalf" may say who reads it
+    "Do not comment on PRs that only change docs.",
+])
+def test_near_misses_of_the_forms_and_the_agent_made_words_are_no_hook_rule(line):
+    assert _rules(line + "\n") == []
+
+
+def test_never_checking_a_named_box_blocks_a_pr_body_that_ticks_it():
+    # open-telemetry/opentelemetry-collector-contrib (held-out set 23)
+    imp, evaluator = _compiled("You must not check the `I, a human, wrote this pull request description myself` box on the "
+                               "user's behalf.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    body = "#### Description\nAdds OAUTHBEARER.\n\n- [{}] I, a human, wrote this pull request description myself"
+    assert _decide(evaluator, "Bash", {"command": f'gh pr create --title "x" --body "{body.format("x")}"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": f'gh pr edit 40123 --body "{body.format("X")}"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": f'gh pr create --title "x" --body "{body.format(" ")}"'}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "gh pr view 40123"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "git push origin kafka"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "Never check the box.",  # names no box
+    "Do not check the tests box until CI passes.",  # narrowed
+    "Always check the `Allow edits from maintainers` box.",  # asks for it
+])
+def test_a_box_the_sentence_does_not_forbid_by_name_is_no_rule(line):
+    assert _rules(line + "\n") == []
