@@ -1445,3 +1445,44 @@ def test_never_checking_a_named_box_blocks_a_pr_body_that_ticks_it():
 ])
 def test_a_box_the_sentence_does_not_forbid_by_name_is_no_rule(line):
     assert _rules(line + "\n") == []
+
+
+def test_never_deleting_tests_blocks_removing_a_test_source_file():
+    # eslint/eslint copilot instructions (held-out set 24): "even if" adds a case, it narrows nothing
+    imp, evaluator = _compiled("Never delete existing tests even if they are failing.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("rm tests/lib/rules/no-unused-vars.js", "git rm tests/lib/linter/linter.js", "rm src/app.test.ts",
+                    "rm -f pkg/test_parser.py"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("npx mocha tests/lib/rules/no-unused-vars.js", "rm -rf coverage", "git rm lib/rules/no-obsolete-rule.js",
+                    "rm tests/__snapshots__/a.snap", "rm -rf test-results"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_never_leaving_trailing_whitespace_blocks_it_in_written_lines():
+    # python/cpython CLAUDE.md (held-out set 22)
+    imp, evaluator = _compiled("NEVER leave trailing whitespace on any line.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Edit", {"file_path": "Lib/x.py", "old_string": "a", "new_string": "    return result   \n"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "Modules/x.c", "content": "if (res == NULL) {\t\n}\n"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "Lib/x.py", "content": "    return result\n\n    x = 1\n"}) == "allow"
+
+
+def test_generated_protobuf_code_is_the_code_protoc_writes_not_the_proto_source():
+    # pulumi/pulumi AGENTS.md (held-out set 12)
+    imp, evaluator = _compiled("Do not edit generated proto files by hand")
+    assert imp.admission.decision == "admitted"
+    for path in ("sdk/proto/go/resource.pb.go", "sdk/python/lib/pulumi/runtime/proto/resource_pb2.py", "sdk/nodejs/proto/resource_pb.js"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == imp.action, path
+    for path in ("proto/pulumi/resource.proto", "pkg/resource/deploy/source_eval.go"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "allow", path
+
+
+@pytest.mark.parametrize("line", [
+    "Don't delete the test fixtures.",  # fixtures are not the tests
+    "Never delete tests that cover public APIs.",  # narrowed
+    "Never add trailing whitespace in YAML files.",  # narrowed to files no glob here says
+    "Never edit proto files by hand.",  # the sources, which are not generated
+])
+def test_near_misses_of_the_test_whitespace_and_protobuf_readings_are_no_hook_rule(line):
+    assert _rules(line + "\n") == []
