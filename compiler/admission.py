@@ -22,7 +22,7 @@ from .harness import rule_fires
 from .ir import Action, Admission, AdmissionRate, ClauseObject, ClauseObjectKind, Decision, Gate, Imperative, TriggerKind, TriggerRecord, demoted_routes
 from .ladder import load_ladder
 from .ordinary import Rate, fire_rate
-from .regexes import redos_reasons, syntax_problems
+from .regexes import open_call, redos_reasons, syntax_problems
 from .sources import load_conventions
 from .triggers import load_lexicon
 
@@ -43,6 +43,7 @@ class _Data:
     positive_openers: frozenset[str]
     placeholders: tuple[re.Pattern, ...]
     name_prefix: re.Pattern
+    code_placeholder: re.Pattern
     not_paths: tuple[re.Pattern, ...]
     shell_token: re.Pattern
     preference_split: re.Pattern
@@ -66,7 +67,7 @@ class _Data:
     min_fired: int
 
 
-_PHRASES = ("prefix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
+_PHRASES = ("prefix_phrase", "suffix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
             "command_narrowing", "tool_mention", "contrast", "narrowing_adjective")
 
 
@@ -78,6 +79,7 @@ def load_admission() -> _Data:
         positive_openers=frozenset(data["positive_openers"]),
         placeholders=tuple(re.compile(p) for p in data["placeholders"]),
         name_prefix=re.compile(data["name_prefix"]),
+        code_placeholder=re.compile(data["code_placeholder"]),
         not_paths=tuple(re.compile(p) for p in data["not_paths"]),
         shell_token=re.compile(data["shell_tokens"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
@@ -158,6 +160,10 @@ def _polarity(imp, source, data: _Data):
     if recommended_side:
         return (f"it would trigger on {_codes(sorted(recommended_side))}, which also stands in the form the sentence "
                 "recommends"), None
+    if same := _same_callee(values, _texts(clause.objects) + _texts(clause.alternatives)):
+        value, other, callee = same
+        return (f"`{value}` and `{other}` both call `{callee}` and differ only in their arguments, which the sentence "
+                "judges and a literal pattern cannot see"), None
     allowed = next((v for v in values if _may_quote(imp.quote, v) and re.search(rf"\b(?:though|although|but)\s+`{re.escape(v)}`\s+is\s+(?:allowed|fine|ok|okay|"
                                                     rf"acceptable|permitted)\b", imp.quote, re.IGNORECASE)), None)
     if allowed:  # "Prefer explicit typing over `any` (though `any` is allowed when needed)"
@@ -205,6 +211,27 @@ def _object(imp, source, data: _Data):
         if tool_kind(imp.rule_trigger) == "content" and (data.name_prefix.match(value)
                                                          or _said(data, "prefix_phrase", value, imp.quote)):
             return f"`{value}` is the start of a name, and a whole-word pattern never finds it inside one like `{value}name`", None
+        if tool_kind(imp.rule_trigger) == "content" and data.code_placeholder.search(value) and not open_call(value):
+            return (f"`{value}` is written with placeholders for its operands, an example of a form that only a reader "
+                    "can match, never text the agent would write as it is"), None
+        if tool_kind(imp.rule_trigger) == "content" and _said(data, "suffix_phrase", value, imp.quote):
+            return f"`{value}` is the end of a name, and a whole-word pattern never finds it inside one like `name{value}`", None
+    return None
+
+
+_CALLEE = re.compile(r"\s*((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\(")
+
+
+def _same_callee(values, others) -> tuple[str, str, str] | None:
+    """"Prefer `assert.Equal(t, expected, actual)` over `assert.Equal(t, expected, actual, "detailed explanation")`":
+    a forbidden call and a recommended one of the same callee are about an argument form (a value, a name, the
+    arguments' count), not the literal text written in the sentence, which code never holds."""
+    for value in values:
+        if (mine := _CALLEE.match(value)) is None:
+            continue
+        for other in others:
+            if other != value and (theirs := _CALLEE.match(other)) is not None and theirs.group(1) == mine.group(1):
+                return value, other, mine.group(1)
     return None
 
 

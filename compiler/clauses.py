@@ -350,6 +350,8 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
     for i, obj in named:
         if any(t.type == "WORD" and t.norm in lexicon.clause_words["judgements"] for t in tokens[max(i - 2, 0) : i]):
             continue  # "unnecessary `useEffect`", "multiple duplicative `[Fact]` methods": some uses, judged
+        if _names_the_enforcer(tokens, i, lexicon.clause_words["enforcing_participles"]):
+            continue  # "banned by `no-restricted-globals`": the lint rule that enforces the rule, not a thing it bans
         following = tokens[i + 1].norm if i + 1 < len(tokens) else ""
         if following in lexicon.clause_words["git_names"]:
             continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
@@ -365,6 +367,18 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
         else:
             found.append(obj)
     return found
+
+
+_ENFORCER_RUN = frozenset({",", "/", "and", "or", "the", "a", "an", "its"})
+
+
+def _names_the_enforcer(tokens, i: int, participles: frozenset[str]) -> bool:
+    """The name at token i follows "banned by", "enforced by", "flagged via" (with the names coordinated before it):
+    it names the check that enforces the rule (`no-restricted-globals`), not what the rule forbids."""
+    k = i - 1
+    while k >= 0 and (tokens[k].type in ("CODE", "EMPH") or tokens[k].norm in _ENFORCER_RUN):
+        k -= 1
+    return k >= 1 and tokens[k].norm in ("by", "via") and tokens[k - 1].type == "WORD" and tokens[k - 1].norm in participles
 
 
 def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
@@ -731,6 +745,22 @@ def _passive_subject(part: tuple[InlineToken, ...], lexicon) -> list[ClauseObjec
     return _objects(part, lexicon)
 
 
+def _pronoun_subject(clause: Clause, before, lexicon) -> None:
+    """"`expect`, `jest-util` … are consumed by browser bundles — they must NOT use `node:`": a pronoun right before the
+    rule word stands for things the sentence named before it, and they, not every file, are what must not use the
+    object. Which files those things are no pattern knows, so the rule is narrowed (Pass 2)."""
+    words = [t for t in before if t.type != "EMPH"]
+    if not words or words[-1].type != "WORD" or words[-1].norm not in lexicon.clause_words["antecedent_pronouns"]:
+        return
+    objects = _objects(tuple(words[:-1]), lexicon)
+    named = [o.text for o in objects]
+    if named and not {o.text for o in clause.objects} & set(named):
+        # ("`legacy/` holds old code — it must never import `moment`": those files, the rule's file scope)
+        scope = lexicon.qualifier_scope("in " + " and ".join(named), objects)
+        shown = ", ".join(f"`{n}`" for n in named[:2]) + (", …" if len(named) > 2 else "")
+        _narrow(clause, f"{words[-1].norm} ({shown})", scope or None)
+
+
 def place_as_object(clause: Clause, lexicon) -> None:
     """"Never write in `/etc/`": with no object, the place an edit verb acts in is what it acts on."""
     if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
@@ -886,6 +916,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     if subject:
         clause.verb, clause.objects = passive, subject
         clause.scope_text = f"{' '.join(o.text.lower() for o in subject)} {clause.scope_text}"
+    elif polarity == "negative" and not passive and clause.objects:
+        _pronoun_subject(clause, tokens[: own[0]], lexicon)
     words = [t.norm for t in tokens[own[0] : own[1]] if t.type == "WORD"]
     for i, w in enumerate(words):
         if w in _SEQUENCE_WORDS and polarity == "positive":

@@ -52,6 +52,9 @@ _EXAMPLES_OF = re.compile(r"^(?:examples?\s+include|such as|these include|this i
 _LETTERS = re.compile(r"[a-z]+")
 _STEP = re.compile(r"^\s*\d{1,9}[.)][ \t]")
 _COMMENT_LINE = re.compile(r"^\s*(?:#|//|--|/\*|\*(?:\s|$)|<!--)")  # `*_FIX.md` is not a comment
+# a comment after the code on a fenced line ("jest.fn().mockReturnValue(x); // widens to UnknownFunction",
+# "git push -f  # rewrites history") annotates the code; it is no part of what the line forbids
+_TRAILING_COMMENT = re.compile(r"\s+(?://|#)\s.*$")
 # Real rule files put at most 5 rule words and 11 names in backticks in one sentence. Reading a
 # clause per marker, and checking each name against the quote, is quadratic, so a run-on line
 # of thousands ("| never … | never … |") is skipped, not read.
@@ -386,7 +389,7 @@ class _Walk:
             span = Span(block, "\n".join(block.lines), inherited=lead)
             start = sum(len(x) + 1 for x in block.lines[:offset]) + line.index(command)
             self.units.append(Unit(span, start, start + len(command), None, [], lead.marker, tuple(headings),
-                                   objects=[ClauseObject(ClauseObjectKind.CODE, command)]))
+                                   objects=[ClauseObject(ClauseObjectKind.CODE, _TRAILING_COMMENT.sub("", command))]))
 
     def _graded_by_heading(self, own: Marker, heading: Marker) -> Marker:
         """"## Never" right over "- Do not edit `Cargo.toml` by hand": a prohibition's own rule word reads its clause,

@@ -270,6 +270,18 @@ _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 
 
 _EITHER_QUOTE = re.compile(r"[\"']")
+# a call whose every argument is a placeholder (`jest.fn().mockReturnValue(x);`): the callee with any arguments
+_CALL_WITH_ARGS = re.compile(r"^([A-Za-z_$][\w$]*(?:\(\))?(?:\.[A-Za-z_$][\w$]*(?:\(\))?)*)\(([^()]+)\);?$")
+_PLACEHOLDER_ARG = re.compile(r"^(?:[a-z]|foo|bar|baz|qux)$")
+
+
+def open_call(ident: str) -> str | None:
+    """`jest.fn().mockReturnValue(x);` -> `jest.fn().mockReturnValue`: the callee of a call written with placeholder
+    arguments (one-letter names, `foo`), which stand for any arguments; None for any other code."""
+    found = _CALL_WITH_ARGS.match(ident.strip())
+    if found is None or not all(_PLACEHOLDER_ARG.match(a.strip()) for a in found.group(2).split(",")):
+        return None
+    return found.group(1)
 
 
 def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders: frozenset[str] = frozenset(),
@@ -298,6 +310,9 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
             continue
         if generic := _GENERIC.match(ident):  # `ViewContext<T>`: the type with any parameters
             alternatives.append(r"\b" + js_escape(generic.group(1)) + "<")
+            continue
+        if callee := open_call(ident):
+            alternatives.append(r"\b" + js_escape(callee) + r"\(")
             continue
         call = ident.endswith("()")
         ident = ident.removesuffix("()")

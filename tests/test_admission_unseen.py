@@ -1486,3 +1486,106 @@ def test_generated_protobuf_code_is_the_code_protoc_writes_not_the_proto_source(
 ])
 def test_near_misses_of_the_test_whitespace_and_protobuf_readings_are_no_hook_rule(line):
     assert _rules(line + "\n") == []
+
+
+# Findings of the blind held-out set 24 (files 218-225, measured blind: precision 2/12).
+
+
+@pytest.mark.parametrize("sentence", [
+    "Avoid `Factory` suffix unless the class is a true factory.",  # apache/iceberg (set 24)
+    "Don't use the suffix `Impl` for classes.",
+    "Never name classes ending with `Manager`.",
+])
+def test_a_name_called_a_suffix_ends_other_names(sentence):
+    imp, evaluator = _compiled(sentence)
+    assert "pass1" not in imp.routes and "end of a name" in imp.admission.reason
+    assert _decide(evaluator, "Write", {"file_path": "A.java", "content": "class ConnectionFactory {}"}) == "allow"
+
+
+def test_a_name_not_called_a_suffix_is_still_banned():
+    (rule,) = _rules("Never use `BeanFactory` in new code.\n")
+    assert _decide(Evaluator([rule]), "Write", {"file_path": "A.java", "content": "new BeanFactory()"}) == "block"
+
+
+def test_two_calls_of_one_callee_that_differ_in_their_arguments_are_no_literal():
+    # traefik/traefik (set 24): the warn matched the literal placeholder call, which code never holds
+    imp, _ = _compiled('- Prefer `assert.Equal(t, expected, actual)` over `assert.Equal(t, expected, actual, "detailed '
+                       'explanation")`.')
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "polarity")
+    assert "differ only in their arguments" in imp.admission.reason
+    # near miss: two different callees keep their rule
+    (rule,) = _rules("- Prefer `structlog.get_logger()` over `logging.getLogger()`.\n")
+    assert Evaluator([rule]).evaluate({"tool_name": "Write", "tool_input": {"file_path": "a.py",
+                                                                           "content": "log = logging.getLogger(__name__)"}}).warnings
+
+
+def test_squashing_unrelated_work_is_a_judgement_of_which_commits():
+    # jestjs/jest (set 24): "don't squash unrelated work" asked before every squash merge
+    imp, _ = _compiled("One logical change per commit; don't squash unrelated work.")
+    assert "pass1" not in imp.routes and "unrelated work" in imp.admission.reason
+    (rule,) = _rules("Never squash commits.\n")
+    assert _decide(Evaluator([rule]), "Bash", {"command": "git merge --squash feature"}) in ("block", "ask")
+
+
+def test_a_fenced_line_under_never_is_its_code_without_the_trailing_comment():
+    # jestjs/jest (set 24): each line of the fence under "Never:" was a block on the whole line, comment included
+    text = ("Never:\n\n```ts\njest.fn().mockReturnValue(x); // widens to UnknownFunction\n"
+            "(x as jest.Mock).mockReturnValue(y); // cast soup\n({foo: jest.fn()}) as unknown as Real; // construct typed instead\n```\n")
+    ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
+    admitted = [i for i in ir.imperatives if "pass1" in i.routes]
+    demoted = [i for i in ir.imperatives if i.admission and i.admission.decision == "demoted"]
+    assert len(admitted) == 1 and len(demoted) == 2 and all("placeholders" in i.admission.reason for i in demoted)
+    evaluator = Evaluator(guardrules.emit(ir)["rules"])
+    path = "packages/jest-runtime/src/__tests__/runtime.test.ts"
+    def decide(content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": path, "new_string": content})
+
+    assert decide("const resolve = jest.fn().mockReturnValue('/root/index.js');\n") == "block"
+    assert decide("const resolve = jest.fn<typeof resolveModule>().mockReturnValue('/root/index.js');\n") == "allow"
+    assert decide("jest.mocked(fs.readFileSync).mockReturnValue('{}');\n") == "allow"
+    # a shell line's comment is no part of the command either
+    (rule,) = _rules("Never run:\n\n```bash\ngit push --force  # rewrites shared history\n```\n")
+    assert _decide(Evaluator([rule]), "Bash", {"command": "git push --force origin main"}) == "block"
+
+
+def test_a_lint_rule_named_as_the_enforcer_is_not_banned():
+    # jestjs/jest (set 24): "banned by `no-restricted-globals`" banned the lint rule's name too, and `global` fired on
+    # the English word in a comment
+    (rule,) = _rules("- **`globalThis`, never `global`** — banned by `no-restricted-globals`.\n")
+    evaluator = Evaluator([rule])
+    path = "packages/jest-environment-node/src/index.ts"
+    def decide(content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": path, "new_string": content})
+
+    assert decide("    global.__coverage__ = coverage;\n") == decide("  const originalConsole = global.console;\n") == "block"
+    for content in ("    globalThis.__coverage__ = coverage;\n", "  const {globalConfig} = options;\n",
+                    "  // Install the fake timers on the global object.\n", "// see no-restricted-globals\n"):
+        assert decide(content) == "allow"
+    # Python's statement is the name used as code too
+    (rule,) = _rules("Never use `global` in Python code.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.py", "new_string": "def f():\n    global counter\n"}) == "block"
+    # near miss: a name banned outright, not by a check, stays
+    (rule,) = _rules("Never use `moment`; it is flagged by `no-restricted-imports`.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.ts", "new_string": "import moment from 'moment';"}) == "block"
+
+
+def test_a_pronoun_subject_for_named_things_narrows_the_rule():
+    # jestjs/jest (set 24): "they" are seven browser-bundled packages, not every file
+    imp, _ = _compiled("- **Exception**: `expect`, `expect-utils`, `jest-util` are consumed by webpack/browser bundles — they "
+                       "must NOT use `node:`.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope") and "they (`expect`" in imp.admission.reason
+    # a pronoun for named folders is those folders' files
+    (rule,) = _rules("`legacy/` holds old code — it must never import `moment`.\n")
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "legacy/a.ts", "new_string": "import moment from 'moment';"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "src/a.ts", "new_string": "import moment from 'moment';"}) == "allow"
+    # near misses: no pronoun
+    (rule,) = _rules("We use `dayjs`; never use `moment`.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.ts", "new_string": "import moment from 'moment';"}) == "block"
+    (rule,) = _rules("Never use `node:` imports.\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "a.ts", "new_string": "import * as path from 'node:path';"}) == "block"
+
+
+def test_a_name_counted_as_a_single_one_is_a_judgement():
+    # jestjs/jest (set 24): "never a single `deps: Options` bag" is a class design, not the literal
+    assert _rules("One `private readonly x: T` field per dep — never a single `deps: Options` bag.\n") == []
