@@ -63,6 +63,7 @@ class _Data:
     command_context: re.Pattern
     common_words: frozenset[str]
     file_extensions: frozenset[str]
+    file_names: frozenset[str]
     thresholds: dict[str, float]
     min_fired: int
 
@@ -99,6 +100,7 @@ def load_admission() -> _Data:
         command_context=re.compile(data["command_context"], re.IGNORECASE),
         common_words=frozenset(str(w) for w in data["common_words"]),
         file_extensions=frozenset(data["file_extensions"]),
+        file_names=frozenset(data["file_names"]),
         thresholds={k: float(v) for k, v in data["breadth_thresholds"].items()},
         min_fired=int(data["breadth_min_fired"]),
     )
@@ -114,12 +116,18 @@ def _codes(values) -> str:
 
 def surely_a_path(value: str) -> bool:
     """`value` names a file or folder: not a shape like `and/or`, an e-mail, a URL or `console.log`, and a bare
-    name only with a known file extension."""
+    name only with a known file extension or as a known file name (`Makefile`)."""
     data = load_admission()
     name = value.rstrip("/").rsplit("/", 1)[-1]
     plain = "/" not in value and not any(c in value for c in "*?") and not value.startswith(".")
     extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    return not (any(p.search(value) for p in data.not_paths) or (plain and extension not in data.file_extensions))
+    known = extension in data.file_extensions or name in data.file_names
+    return not (any(p.search(value) for p in data.not_paths) or (plain and not known))
+
+
+def known_file_name(value: str) -> bool:
+    """`LICENSE`, `src/Makefile`: a file everyone knows by its whole name, which has no extension."""
+    return value.rsplit("/", 1)[-1] in load_admission().file_names
 
 
 def tool_kind(trigger: TriggerRecord) -> str:

@@ -201,7 +201,7 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
         return "content" if verb in lex.content_verbs - lex.edit_verbs and "*" not in text else "path"
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
         return "command"
-    if _PATHLIKE.search(text) and " " not in text and "=" not in text and "(" not in text:
+    if (_PATHLIKE.search(text) or _known_file_name(text)) and " " not in text and "=" not in text and "(" not in text:
         return "path" if verb in lex.edit_verbs or verb not in lex.content_verbs else "content"
     if verb in lex.run_verbs - lex.content_verbs and re.match(r"^[a-z][\w.-]*(?:\s+\S+)*$", text):
         return "command"
@@ -488,6 +488,12 @@ def _surely_a_path(text: str) -> bool:
     from .admission import surely_a_path  # (admission reads the lexicon: imported here, not at load)
 
     return surely_a_path(text)
+
+
+def _known_file_name(text: str) -> bool:
+    from .admission import known_file_name  # (admission reads the lexicon: imported here, not at load)
+
+    return known_file_name(text)
 
 
 def _named_files(clause: Clause) -> list[str]:

@@ -1589,3 +1589,26 @@ def test_a_pronoun_subject_for_named_things_narrows_the_rule():
 def test_a_name_counted_as_a_single_one_is_a_judgement():
     # jestjs/jest (set 24): "never a single `deps: Options` bag" is a class design, not the literal
     assert _rules("One `private readonly x: T` field per dep — never a single `deps: Options` bag.\n") == []
+
+
+def test_files_known_by_their_whole_name_are_paths_and_a_discussion_is_had_with_a_person():
+    # apache/iceberg AGENTS.md (held-out set 24): `LICENSE` and `NOTICE` are files; "without explicit discussion" asks
+    imp, evaluator = _compiled("**Never** modify `.asf.yaml`, `LICENSE`, `NOTICE`, or `versions.props` without explicit discussion.")
+    assert imp.action == "ask" and "leaves the exception to a person" in imp.admission.reason
+    for path in (".asf.yaml", "LICENSE", "NOTICE", "versions.props"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "ask", path
+    for path in ("core/src/main/java/org/apache/iceberg/TableMetadata.java", "docs/LICENSE.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "allow", path
+    imp, evaluator = _compiled("Never edit the `Makefile`.")
+    assert _decide(evaluator, "Edit", {"file_path": "build/Makefile", "old_string": "a", "new_string": "b"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "docs/build.md", "content": "Run the Makefile target."}) == "allow"
+
+
+def test_never_opening_an_issue_or_pull_request_covers_both():
+    # docker/compose AGENTS.md (held-out set 24)
+    imp, evaluator = _compiled("Never create an issue or pull request without the user's explicit instruction.")
+    assert imp.action == "ask"
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "fix" --body "x"'}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": 'gh issue create --title "bug"'}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "gh pr view 12"}) == "allow"
+    assert _rules("Don't open issues or PRs for typos.\n") == []

@@ -429,6 +429,8 @@ PROSE_EXAMPLES = {
     "generated-protobuf-code": ("Never edit generated protobuf files.", "Edit",
                                 {"file_path": "api/v1/service.pb.go", "old_string": "a", "new_string": "b"},
                                 {"file_path": "api/v1/service.proto", "old_string": "a", "new_string": "b"}),
+    "open-issue-or-pull-request": ("Never open an issue or pull request.", "Bash", {"command": "gh pr create --fill"},
+                                   {"command": "gh pr view 3"}),
     "comment-on-pull-request": ("Never comment on PRs.", "Bash", {"command": "gh pr comment 12 --body x"}, {"command": "gh pr view 12"}),
     "comment-on-issues-and-pull-requests": ("Never post comments on issues or PRs.", "Bash", {"command": "gh pr comment 12 --body x"},
                                             {"command": "gh issue view 12 --comments"}),
