@@ -128,8 +128,9 @@ def test_invoking_a_binary_is_running_it_not_writing_its_path():
 
 
 def test_a_placeholder_is_not_a_secret_but_a_secret_is():
-    # getsentry/sentry-javascript CLAUDE.md: obvious placeholders in tests were blocked as secrets
-    _, evaluator = _compiled("Never commit secrets.")
+    # getsentry/sentry-javascript CLAUDE.md: obvious placeholders in tests were blocked as secrets (the scanner of
+    # written content, which hard-coding a secret gives; committing one is staging its file)
+    _, evaluator = _compiled("Never hardcode secrets.")
     for placeholder in ('{ token: "test-token-123" }', 'api_key = "YOUR_API_KEY_HERE"'):
         assert _decide(evaluator, "Write", {"file_path": "tests/a.test.ts", "content": placeholder}) == "allow"
     assert _decide(evaluator, "Write", {"file_path": "src/config.py", "content": 'password = "hunter2hunter2"'}) == "block"
@@ -1096,7 +1097,9 @@ def test_a_named_file_among_concepts_is_still_what_a_commit_must_not_carry():
     evaluator = Evaluator([rule])
     assert _decide(evaluator, "Bash", {"command": "git add .env"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "git add .env.example"}) == "allow"
-    (scanner,) = _rules("Never commit secrets, API keys, or credentials.\n")  # no file named: the secret scanner
+    (staged,) = _rules("Never commit secrets, API keys, or credentials.\n")  # no file named: the files secrets live in
+    assert staged["tool_match"] == ["Bash"]
+    (scanner,) = _rules("Never hardcode secrets, API keys, or credentials.\n")  # written into code: the secret scanner
     assert scanner["tool_match"] == ["Write", "Edit", "MultiEdit", "NotebookEdit"]
 
 
@@ -1612,3 +1615,20 @@ def test_never_opening_an_issue_or_pull_request_covers_both():
     assert _decide(evaluator, "Bash", {"command": 'gh issue create --title "bug"'}) == "ask"
     assert _decide(evaluator, "Bash", {"command": "gh pr view 12"}) == "allow"
     assert _rules("Don't open issues or PRs for typos.\n") == []
+
+
+def test_never_committing_secrets_is_never_staging_a_secrets_file():
+    # strapi, apache/iceberg and langfuse (held-out sets 2, 22, 24): what one call shows of committing a secret is
+    # staging the file that holds it; a secret in a local `.env` kept out of git is where it belongs
+    imp, evaluator = _compiled("Never commit secrets, credentials, or API keys.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("git add .env", "git add examples/getstarted/.env", "git add .env.local",
+                    "git add aws/src/integration/resources/credentials.properties", "git add certs/server.pem"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git add .env.example", "git add .env.dev.example", "git add packages/core/admin/server/src/services/token.ts",
+                    'git commit -m "Add .env support"', "cat .env", "git status"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    assert _decide(evaluator, "Write", {"file_path": ".env", "content": 'OPENAI_API_KEY="sk-abcdefghijklmnopqrstuvwx"'}) == "allow"
+    # hard-coding one is writing it: the written content is what is scanned
+    imp, evaluator = _compiled("Never hardcode API keys or passwords.")
+    assert _decide(evaluator, "Write", {"file_path": "src/config.ts", "content": 'const apiKey = "sk-abcdefghijklmnopqrstuvwx";'}) == "block"

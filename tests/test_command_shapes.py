@@ -431,6 +431,7 @@ PROSE_EXAMPLES = {
                                 {"file_path": "api/v1/service.proto", "old_string": "a", "new_string": "b"}),
     "open-issue-or-pull-request": ("Never open an issue or pull request.", "Bash", {"command": "gh pr create --fill"},
                                    {"command": "gh pr view 3"}),
+    "commit-secret-files": ("Never commit secrets.", "Bash", {"command": "git add .env"}, {"command": "git add .env.example"}),
     "comment-on-pull-request": ("Never comment on PRs.", "Bash", {"command": "gh pr comment 12 --body x"}, {"command": "gh pr view 12"}),
     "comment-on-issues-and-pull-requests": ("Never post comments on issues or PRs.", "Bash", {"command": "gh pr comment 12 --body x"},
                                             {"command": "gh issue view 12 --comments"}),
@@ -494,7 +495,7 @@ PROSE_EXAMPLES = {
     "typescript-enums": ("Never use enums.", "Write",
                          {"file_path": "a.ts", "content": "export enum Color { Red }"},
                          {"file_path": "a.ts", "content": "type Color = 'red'"}),
-    "commit-secrets": ("Never commit secrets.", "Write",
+    "commit-secrets": ("Never hardcode secrets.", "Write",
                        {"file_path": "a.py", "content": "key = 'AKIAABCDEFGHIJKLMNOP'"},
                        {"file_path": "a.py", "content": "key = os.environ['KEY']"}),
 }

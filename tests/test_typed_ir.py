@@ -57,7 +57,7 @@ def test_a_1_3_ir_reads_into_the_typed_records():
     assert {t.kind for t in triggers} == set(TriggerKind)
     assert all(type(t.kind) is TriggerKind and all(p.flags in ("", "i") for p in t.patterns) for t in triggers)
     prose = [t for t in triggers if t.kind == TriggerKind.PROSE]
-    assert {t.lexicon for t in prose} == {"commit-secrets", "push-protected-branch"}
+    assert {t.lexicon for t in prose} == {"commit-secret-files", "push-protected-branch"}
     assert all(t.label == "prose:" + t.lexicon for t in prose) and not any(t.lexicon for t in triggers if t not in prose)
     imp = ir.imperatives[0]
     assert type(imp.action) is Action and type(imp.severity) is Severity and all(type(r) is Route for r in imp.routes)
