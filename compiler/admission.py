@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ..grammar import load as load_grammar
 from . import regex_safety
@@ -68,7 +68,7 @@ class _Data:
     min_fired: int
 
 
-_PHRASES = ("prefix_phrase", "suffix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
+_PHRASES = ("allowed_phrase", "prefix_phrase", "suffix_phrase", "exception_phrase", "precondition_phrase", "naming_phrase", "paired_with", "file_part",
             "command_narrowing", "tool_mention", "contrast", "narrowing_adjective")
 
 
@@ -172,8 +172,7 @@ def _polarity(imp, source, data: _Data):
         value, other, callee = same
         return (f"`{value}` and `{other}` both call `{callee}` and differ only in their arguments, which the sentence "
                 "judges and a literal pattern cannot see"), None
-    allowed = next((v for v in values if _may_quote(imp.quote, v) and re.search(rf"\b(?:though|although|but)\s+`{re.escape(v)}`\s+is\s+(?:allowed|fine|ok|okay|"
-                                                    rf"acceptable|permitted)\b", imp.quote, re.IGNORECASE)), None)
+    allowed = next((v for v in values if _said(data, "allowed_phrase", v, imp.quote)), None)
     if allowed:  # "Prefer explicit typing over `any` (though `any` is allowed when needed)"
         return f"the sentence also says `{allowed}` is allowed, so when to use it is a judgement", None
     # the clause that gave the trigger has its own marker (the sentence's strongest grades the action)
@@ -243,17 +242,54 @@ def _same_callee(values, others) -> tuple[str, str, str] | None:
     return None
 
 
-def _said(data: _Data, phrase: str, value: str, quote: str) -> re.Match | None:
-    """Where `quote` says `value` in the shape of one of admission.yaml's phrases."""
-    if not _may_quote(quote, value):  # every shape quotes the name, and building its regex costs far more
+_MARK = "\ue000"  # (a private-use character no sentence holds) writes over the name a phrase is asked about
+
+
+class _Said:
+    """Where a phrase matched, read from the sentence itself (the marked copy keeps its offsets)."""
+
+    __slots__ = ("_found", "_quote")
+
+    def __init__(self, found: re.Match, quote: str) -> None:
+        self._found, self._quote = found, quote
+
+    def start(self, group: int | str = 0) -> int:
+        return self._found.start(group)
+
+    def group(self, group: int | str = 0) -> str | None:
+        start, end = self._found.span(group)
+        return None if start < 0 else self._quote[start:end]
+
+
+def _said(data: _Data, phrase: str, value: str, quote: str) -> _Said | None:
+    """Where `quote` says `value` in the shape of one of admission.yaml's phrases. Each phrase is compiled once, with
+    a run of _MARK for the name, and searched in a copy of the sentence whose quoted name is written over with it:
+    one regex per phrase, not one per phrase and name (thousands in a large run, most of admission's time)."""
+    marked = _marked(quote, value)
+    found = _phrase(data.phrases[phrase]).search(marked) if marked else None
+    return _Said(found, quote) if found else None
+
+
+@cache
+def _phrase(shape: str) -> re.Pattern:
+    return re.compile(shape.format(value=_MARK + "+"), re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _marked(quote: str, value: str) -> str | None:
+    """`quote` with every `value` in backticks (case aside) written over with _MARK, or None when it quotes none."""
+    if quote.isascii() and value.isascii():
+        lower, needle = quote.lower(), f"`{value}`".lower()
+        starts = [at for at in range(len(lower)) if lower.startswith(needle, at)] if needle in lower else []
+        spans = [(at + 1, at + len(needle) - 1) for at in starts]
+    else:  # (case folding outside ASCII: what re.IGNORECASE compares)
+        spans = [(m.start() + 1, m.end() - 1) for m in re.finditer(re.escape(f"`{value}`"), quote, re.IGNORECASE)]
+    if not spans:
         return None
-    return re.search(data.phrases[phrase].format(value=re.escape(value)), quote, re.IGNORECASE)
-
-
-def _may_quote(quote: str, value: str) -> bool:
-    """False when `quote` surely holds no `value` in backticks, case aside (exact for ASCII text, where
-    matching with re.IGNORECASE is comparing lowercase)."""
-    return not (quote.isascii() and value.isascii()) or f"`{value}`".lower() in quote.lower()
+    chars = list(quote)
+    for start, end in spans:
+        chars[start:end] = _MARK * (end - start)
+    return "".join(chars)
 
 
 def _verb_after(words: list[str], data: _Data) -> str:
