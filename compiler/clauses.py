@@ -241,6 +241,18 @@ def _in_example(tokens) -> frozenset[int]:
     return frozenset(inside)
 
 
+def _label_end(part) -> int:
+    """Where a part's own words start after a leading label ("**Spans:** in handlers …"): 0 without one."""
+    colon = next((k for k, t in enumerate(part[:6]) if t == ":"), 0)
+    if not colon or not all(t.type in ("WORD", "EMPH") for t in part[:colon]):
+        return 0
+    return colon + 1 + (colon + 1 < len(part) and part[colon + 1].type == "EMPH")
+
+
+def _first_word(part) -> str:
+    return part[0].norm if part and part[0].type == "WORD" else ""
+
+
 def _clause_starts(sentence: Sentence) -> list[int]:
     """Token indices where a new clause starts: after ; — – (a hedge governs only its clause)."""
     return [i + 1 for i, t in enumerate(sentence.tokens) if t.type == "PUNCT" and t in ";—–"]
@@ -873,11 +885,12 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
                     clause.file_scope.extend(g for g in place if g not in clause.file_scope)
                     clause.purpose = ""
             place_as_object(clause, lexicon)
-        elif start < own[0] and start == 0 and lead in lexicon.clause_words["leading_qualifiers"]:
-            # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …"
+        elif start < own[0] and start == 0 and _first_word(part[_label_end(part):]) in lexicon.clause_words["leading_qualifiers"]:
+            # "In `airflow-core`, functions … must not …", "if the rebase stops …, do NOT run …", and after a label
+            # ("**Spans:** in handlers only `Span::add()` — never `Span::init`")
             # the last comma ends the qualifier ("When a PR applies a workaround, version cap, or fix, you …")
             comma = max((k for k, t in enumerate(part) if t == ","), default=len(part))
-            _read_qualifier(clause, part[:comma], lexicon)
+            _read_qualifier(clause, part[_label_end(part) : comma], lexicon)
             if end == own[0] and comma < len(part):  # "In Python, I want you to …": the subject after the comma
                 _read_subject(clause, part[comma + 1 :], lexicon)
         elif end == own[0] and passive and objs:

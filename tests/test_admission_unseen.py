@@ -1632,3 +1632,31 @@ def test_never_committing_secrets_is_never_staging_a_secrets_file():
     # hard-coding one is writing it: the written content is what is scanned
     imp, evaluator = _compiled("Never hardcode API keys or passwords.")
     assert _decide(evaluator, "Write", {"file_path": "src/config.ts", "content": 'const apiKey = "sk-abcdefghijklmnopqrstuvwx";'}) == "block"
+
+
+# Findings of the blind held-out set 25 (files 226-234, measured blind: precision 11/15).
+
+
+def test_the_signatures_of_what_a_folder_holds_are_a_part_of_its_files():
+    # helm/helm AGENTS.md: a rule on every edit under `pkg/` would stop all work there
+    imp, _ = _compiled("- the signatures of public APIs, i.e., those in the `pkg/` directory should not change")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+    imp, evaluator = _compiled("Files in `pkg/` should not change.")
+    assert _decide(evaluator, "Edit", {"file_path": "pkg/action/install.go", "old_string": "a", "new_string": "b"}) == "ask"
+
+
+def test_a_commit_title_is_its_message():
+    # inngest/inngest AGENTS.md: "titles are required for any commit or PR title" is about commit messages too
+    imp, evaluator = _compiled("Conventional Commit-style titles are required for any commit or PR title you create.")
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "handle empty query"'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: handle empty query"'}) == "allow"
+
+
+def test_a_leading_qualifier_after_a_label_narrows_the_sentence():
+    # appwrite/appwrite AGENTS.md: "in handlers" holds for the "— never" clause too
+    imp, _ = _compiled("- **Spans:** in handlers only `Span::add($key, $value)` — never `Span::init`, `setError`, or `Span::finish`.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+    imp, evaluator = _compiled("- **Note:** In tests, never use `time.sleep`.")
+    assert imp.scope.get("file_scope")
+    assert _decide(evaluator, "Write", {"file_path": "tests/test_a.py", "content": "time.sleep(1)\n"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "src/a.py", "content": "time.sleep(1)\n"}) == "allow"
