@@ -662,7 +662,6 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
     "- Never create, modify, rename, or delete a log, rerun list, result file, source file, or PID file.\n",  # some files only
     # set 7, BerriAI/litellm CLAUDE.md, calcom/cal.com AGENTS.md
     '- Never use `pytest` commands or the like as "Screenshots / Proof of Fix".\n',  # a role: "as …" after the object
-    "- Do not create a branch prefixed with claude/ and generally do not have / in your branch names\n",  # branch names
     "- Put permission checks in `page.tsx`, never in `layout.tsx`\n",  # where something goes
     # set 9, immich-app/immich (which ones is a judgement) and zed-industries/zed (a shape)
     "- Keep noise low: Don’t add unrelated dependencies, files, or formatting changes.\n",
@@ -1680,7 +1679,7 @@ def test_a_branch_prefix_the_sentence_forbids_asks_on_creating_such_a_branch():
     imp, evaluator = _compiled("Do not create a branch prefixed with claude/ and generally do not have / in your branch names")
     assert imp.action == "ask" and imp.admission.decision == "admitted"
     for command in ("git checkout -b claude/fix-router-timeout", "git switch -c claude/add-azure-retry", "git branch claude/x",
-                    "git worktree add -b claude/x ../wt"):
+                    "git worktree add -b claude/x wt"):
         assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
     for command in ("git checkout -b litellm_fix_router_timeout litellm_internal_staging", "git checkout claude/x",
                     "git checkout -- litellm/router.py", "git branch -D claude/x", "git log claude/x"):
