@@ -940,6 +940,8 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             or any(t == "(" and _names_the_files(tokens, k) for k, t in enumerate(tokens)) or _ending_files(tokens):
         # "Slow tests should use `.test_slow` extension instead of `.test`": the endings of file names
         clause.objects, clause.instead_of = _as_extensions(clause.objects), _as_extensions(clause.instead_of)
+        # ("never hardcode package versions in `.csproj` files": the files a qualifier names by their ending)
+        clause.file_scope = [o.text for o in _as_extensions([ClauseObject(ClauseObjectKind.PATH, g) for g in clause.file_scope])]
     _drop_agent_made(clause, lexicon.qualifiers["agent_made"])
     scoped = _only_when_editing(tokens)
     if scoped:

@@ -17,7 +17,7 @@ from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
 from .ordinary import required_literals
-from .regexes import any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
+from .regexes import POSITION, any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
 
 _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
@@ -283,7 +283,7 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
         # a positive rule needs an observable inverse
-        return (_required_form(clause, lex) or _required_prose(clause, lex) or _family_trigger(clause, lex)
+        return (_required_form(clause, lex) or _required_prose(clause, lex) or _required_wrapper(clause, lex) or _family_trigger(clause, lex)
                 or _prose_trigger(clause, lex, polarity))
     verb = clause.verb
     if verb in lex.unobservable_verbs:
@@ -392,6 +392,39 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
     patterns = [Pattern(field="command", regex=entry["regex"], flags=entry.get("flags", ""))]
     return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), patterns, keywords=list(entry["keywords"]),
                    summary=entry["summary"], suggestion=entry["suggestion"], interpreted=True)
+
+
+_WRAPPER = re.compile(r"^([\w.-]+) (?:run|exec)$")  # `uv run`, `poetry run`, `bundle exec`
+_TO_RUN = re.compile(r"^(?:to|for) (?:run|running|execute|executing|invoke|invoking) ")
+
+
+def _required_wrapper(clause: Clause, lex: Lexicon) -> Trigger | None:
+    """"Always use `uv run` to run any Python command (e.g. `uv run pytest`, `uv run ruff`)": the programs the
+    examples run through the wrapper, run bare at a command position (and Python itself when the sentence says its
+    commands are Python's). Only known programs, each example the wrapper and one program: anything else is left to
+    the gate."""
+    if clause.marker.marker_class != "block-positive" or clause.verb not in ("use", "using") \
+            or not _TO_RUN.match(clause.purpose) or clause.instead_of or clause.exceptions:
+        return None
+    codes = [o.text.strip() for o in clause.objects if o.kind == ClauseObjectKind.CODE]
+    if len(clause.objects) != 1 or len(codes) != 1 or not (m := _WRAPPER.match(codes[0])) or m.group(1) not in lex.programs:
+        return None
+    programs: list[str] = []
+    for example in clause.examples:
+        words = example.text.strip("`").split()
+        if len(words) < 3 or words[:2] != codes[0].split() or words[2] not in lex.programs or words[2] == m.group(1):
+            return None
+        programs += [words[2]] if words[2] not in programs else []
+    if not programs:
+        return None
+    if re.search(r"\bpython\b", clause.purpose) and "python" not in programs:
+        programs.append("python")
+    names = [js_escape(p) + ("[0-9.]*" if p in lex.versioned else "") for p in programs]
+    # the program itself at a command position: through the wrapper (or any other) it stands after it, not there
+    pattern = Pattern(field="command", regex=POSITION + "(?:" + "|".join(names) + r")(?![\w.-])", flags="")
+    return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), [pattern], keywords=_keywords(programs, lex.versioned),
+                   summary=f"{' '.join(programs)} without {codes[0]}", suggestion=f"Run it through `{codes[0]}`.",
+                   interpreted=True)
 
 
 def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:

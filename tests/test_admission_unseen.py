@@ -662,7 +662,6 @@ def test_a_url_the_sentence_forbids_using_is_a_command_that_names_it():
     "- Never create, modify, rename, or delete a log, rerun list, result file, source file, or PID file.\n",  # some files only
     # set 7, BerriAI/litellm CLAUDE.md, calcom/cal.com AGENTS.md
     '- Never use `pytest` commands or the like as "Screenshots / Proof of Fix".\n',  # a role: "as …" after the object
-    "- Do not create a branch prefixed with claude/ and generally do not have / in your branch names\n",  # branch names
     "- Put permission checks in `page.tsx`, never in `layout.tsx`\n",  # where something goes
     # set 9, immich-app/immich (which ones is a judgement) and zed-industries/zed (a shape)
     "- Keep noise low: Don’t add unrelated dependencies, files, or formatting changes.\n",
@@ -1660,3 +1659,137 @@ def test_a_leading_qualifier_after_a_label_narrows_the_sentence():
     assert imp.scope.get("file_scope")
     assert _decide(evaluator, "Write", {"file_path": "tests/test_a.py", "content": "time.sleep(1)\n"}) == "block"
     assert _decide(evaluator, "Write", {"file_path": "src/a.py", "content": "time.sleep(1)\n"}) == "allow"
+
+
+# Readings from the held-out sets read by the team (recall25): each a general form, with its near misses.
+
+
+def test_never_writing_changeset_files_asks_on_a_changeset_only():
+    # gradio-app/gradio AGENTS.md (held-out set 7): the bot writes them
+    imp, evaluator = _compiled("7. **Don't write changeset files.** A GitHub Action adds `.changeset/*.md` to your branch.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for path in (".changeset/fix-dataframe-sort.md", ".changeset/brave-owls-dance.md"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "ask", path
+    for path in (".changeset/README.md", ".changeset/config.json", "CHANGELOG.md", "js/dataframe/CHANGELOG.md", "guides/a.md"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow", path
+
+
+def test_a_branch_prefix_the_sentence_forbids_asks_on_creating_such_a_branch():
+    # BerriAI/litellm CLAUDE.md (held-out set 7)
+    imp, evaluator = _compiled("Do not create a branch prefixed with claude/ and generally do not have / in your branch names")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("git checkout -b claude/fix-router-timeout", "git switch -c claude/add-azure-retry", "git branch claude/x",
+                    "git worktree add -b claude/x wt"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("git checkout -b litellm_fix_router_timeout litellm_internal_staging", "git checkout claude/x",
+                    "git checkout -- litellm/router.py", "git branch -D claude/x", "git log claude/x"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_naming_an_agent_in_commit_messages_asks_on_a_commit_that_does():
+    # chatwoot/chatwoot AGENTS.md (held-out set 17)
+    imp, evaluator = _compiled("- Don't reference Claude in commit messages")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ('git commit -m "fix: contact merge (written with Claude)"',
+                    'git commit -m "feat(auth): add SSO\n\nCo-Authored-By: Claude <noreply@anthropic.com>"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ('git commit -m "fix: contact merge keeps notes"', 'git commit -m "docs: update CLAUDE.md"',
+                    'git commit -m "chore: .claude/settings.json"', "gh pr view 12345", "git log --grep=claude"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_never_disabling_lint_rules_asks_on_a_disable_comment():
+    # RooCodeInc/Roo-Code CLAUDE.md (held-out set 16): "without explicit user approval" is the user's exception
+    imp, evaluator = _compiled("- Never disable lint rules without explicit user approval")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for content in ("\t\t// eslint-disable-next-line @typescript-eslint/no-explicit-any", "/* eslint-disable */"):
+        assert _decide(evaluator, "Edit", {"file_path": "src/core/task/Task.ts", "old_string": "a", "new_string": content}) == "ask"
+    assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "import os  # noqa: F401"}) == "ask"
+    for content in ("\t\t// TODO: narrow the type of this handler", "\t\tconst lintRules = await getLintRules(cwd)"):
+        assert _decide(evaluator, "Edit", {"file_path": "src/core/task/Task.ts", "old_string": "a", "new_string": content}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "a.py", "content": "x = f()  # type: ignore"}) == "allow"  # a type checker's
+    assert _decide(evaluator, "Write", {"file_path": "docs/lint.md", "content": "// eslint-disable-next-line"}) == "allow"
+
+
+def test_avoiding_default_exports_asks_on_export_default_in_a_module():
+    # desktop/desktop copilot instructions (held-out set 18)
+    imp, evaluator = _compiled("- **Avoid default exports**: Use named exports only")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for content in ("export default class CommitList extends React.Component<ICommitListProps> {\n",
+                    "export default function parseCommit(line: string) {\n"):
+        assert _decide(evaluator, "Edit", {"file_path": "app/src/lib/git/log.ts", "old_string": "a", "new_string": content}) == "ask"
+    for content in ("export function parseCommit(line: string) {\n", "export const defaultBranch = 'main'\n",
+                    "export { defaultProfile } from './profile'\n", "// never export default here\n"):
+        assert _decide(evaluator, "Edit", {"file_path": "app/src/lib/git/log.ts", "old_string": "a", "new_string": content}) == "allow"
+    for path in ("vite.config.ts", "app/dashboard/page.tsx", "src/Button.stories.tsx", "docs/style.md"):  # a framework's own
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "export default {}\n"}) == "allow", path
+
+
+def test_a_react_directive_in_quotes_is_that_directive():
+    # documenso/documenso .cursorrules (held-out set 5)
+    imp, evaluator = _compiled("- Never use 'use client'")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    path = "apps/remix/app/components/forms/signin.tsx"
+    for content in ("'use client';\n\nimport { useState } from 'react';\n", "\"use client\";\n\nimport { Trans } from 'x';\n"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": content}) == "block"
+    for content in ("import { useState } from 'react';\n", "// we never use client components here\n"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": content}) == "allow"
+
+
+def test_package_versions_in_project_files_block_a_versioned_package_reference():
+    # dotnet/efcore copilot instructions (held-out set 16): versions live in eng/Versions.props
+    imp, evaluator = _compiled("- **NEVER** hardcode package versions in `.csproj` files")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    path = "src/EFCore.Relational/EFCore.Relational.csproj"
+    for content in ('    <PackageReference Include="Microsoft.Extensions.Caching.Memory" Version="10.0.0" />',
+                    '    <PackageReference Include="System.Text.Json" Version="9.0.4" />'):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": content}) == "block"
+    for content in ('    <PackageReference Include="Microsoft.Extensions.Caching.Memory" />',
+                    '    <ProjectReference Include="..\\EFCore\\EFCore.csproj" />'):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": content}) == "allow"
+    assert _decide(evaluator, "Edit", {"file_path": "eng/Versions.props", "old_string": "a",
+                                       "new_string": "    <SystemTextJsonVersion>9.0.4</SystemTextJsonVersion>"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "Don't write changeset files for internal packages.",  # narrowed
+    "Do not edit the changeset config.",  # no changeset written
+    "Do not create a branch prefixed with a ticket number.",  # no prefix named
+    "Never create branches named after people.",  # no prefix
+    "Don't reference issue numbers in commit messages.",  # no agent named
+    "Don't mention Claude in PR descriptions.",  # no commit
+    "Never disable lint rules in CI config.",  # narrowed to a place
+    "Never disable the lint job.",  # a job, not the rules
+    "Avoid default exports for hooks.",  # narrowed
+    "Avoid default values for props.",  # no export
+    "Never use client components for layouts.",  # not the directive
+    "Always use 'use client' in interactive components.",  # asks for it
+    "Never hardcode package versions.",  # no project file named: every ecosystem pins in its own way
+    "Never hardcode versions in Directory.Packages.props.",  # where versions belong
+])
+def test_near_misses_of_the_recall25_readings_are_no_hook_rule(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_required_wrapper_blocks_the_programs_its_examples_run_bare():
+    # streamlit/streamlit AGENTS.md (held-out set 9): the examples name the programs, "any Python command" Python itself
+    imp, evaluator = _compiled("- Always use `uv run` to run any Python command (e.g. `uv run pytest`, `uv run ruff`, `uv run mypy`, etc.).")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("pytest lib/tests/streamlit/elements/button_test.py", "python -m pytest lib/tests", "ruff check lib/streamlit",
+                    "cd lib && mypy streamlit", "python3 scripts/x.py"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("uv run pytest lib/tests/streamlit/elements/button_test.py", "uv run python -m pytest lib/tests",
+                    "make python-tests", "cd frontend && yarn vitest run lib/src/components/widgets/Button", "git commit -m pytest",
+                    "uvx ruff check", "echo pytest"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Always use `uv run` to run tests (e.g. `uv run build-docs`).",  # no known program in the example
+    "Always use `uv run` (e.g. `uv run pytest`).",  # no "to run": what it is for is not said
+    "Always use `uv run pytest` to run tests (e.g. `uv run pytest -k x`).",  # a command, not a wrapper
+    "Always use `uv run` to run Python commands in CI (e.g. `uv run pytest`).",  # narrowed
+    "Never use `uv run` to run tools (e.g. `uv run ruff`).",  # forbids the wrapper
+])
+def test_near_misses_of_the_required_wrapper_are_no_bare_program_block(line):
+    assert not [r for r in _rules(line + "\n") if "without" in r["id"]]
