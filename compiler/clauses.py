@@ -896,8 +896,11 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
         elif end == own[0] and passive and objs:
             # "The old types `WindowContext` and `ViewContext<T>` should NEVER be used": what the passive forbids
             subject = _passive_subject(part, lexicon)
-        elif end == own[0] and polarity == "negative" and lead in lexicon.clause_words["recommending"] and part[-1] == ",":
-            clause.alternatives.extend(objs)  # "Use `globalThis`, never `global`": the side it recommends
+        elif polarity == "negative" and lead in lexicon.clause_words["recommending"] \
+                and (end == own[0] and part[-1] == "," or list(tokens[end : own[0]]) == [";"]):
+            # "Use `globalThis`, never `global`", "Reuse the flags in `utils/import_utils.py`; don't call …": the side
+            # it recommends
+            clause.alternatives.extend(objs)
         elif end == own[0] and (start == 0 or lead in lexicon.clause_words["connectors"]) and part[-1] not in (",", ":", ";") \
                 and normalise_word(governing.text) not in load_ladder().form_phrases:
             # (a sentence form's own words before its rule word, "The most important rule is not to …", are no subject)

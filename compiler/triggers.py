@@ -21,6 +21,8 @@ from .regexes import POSITION, any_of, command_regex, glob_to_regex, identifier_
 
 _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
+# an import path that opens with a domain (`github.com/stretchr/testify/assert`, `golang.org/x/sync`): code, not a file
+_MODULE_PATH = re.compile(r"^(?:[a-z0-9-]+\.)+(?:com|org|io|net|dev|in|me|co|sh)/[\w.~/-]+$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
 ObjectKind = Literal["command", "path", "content", "mcp"]  # the trigger a clause object gives
 
@@ -197,6 +199,8 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     if verb in lex.run_verbs - lex.content_verbs and (obj.kind == ClauseObjectKind.PATH or _PATHLIKE.search(text)) \
             and " " not in text and not re.search(r"[*?\[{]", text.removesuffix("/*")):
         return "command"  # "Never run `scripts/deploy.sh`", "… through `./node_modules/.bin/*`": the program run
+    if _MODULE_PATH.match(text):
+        return "content"
     if obj.kind == ClauseObjectKind.PATH:  # (a glob names files whatever the verb: "use the `*.test_slow` extension")
         return "content" if verb in lex.content_verbs - lex.edit_verbs and "*" not in text else "path"
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
@@ -249,7 +253,8 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
     if trigger is not None and trigger.kind == TriggerKind.CONTENT:
         # "Never import `ipcRenderer` directly … - use `…` (app/src/lib/ipc-renderer.ts)": the file the sentence
         # recommends instead is the wrapper, which must do what everyone else must not
-        wrappers = [o.text for o in clause.alternatives if o.kind == ClauseObjectKind.PATH and _A_FILE.search(o.text)]
+        wrappers = [o.text for o in clause.alternatives
+                    if (o.kind == ClauseObjectKind.PATH or _surely_a_path(o.text)) and _A_FILE.search(o.text)]
         if not trigger.file_scope:
             trigger.file_scope = _code_scope(["!" + w for w in wrappers], lex)
         elif wrappers:

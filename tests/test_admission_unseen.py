@@ -1793,3 +1793,32 @@ def test_a_required_wrapper_blocks_the_programs_its_examples_run_bare():
 ])
 def test_near_misses_of_the_required_wrapper_are_no_bare_program_block(line):
     assert not [r for r in _rules(line + "\n") if "without" in r["id"]]
+
+
+# Findings of the blind held-out set 26 (files 235-242, measured blind: precision 7/11).
+
+
+def test_a_command_given_an_object_named_elsewhere_is_narrowed():
+    # facebook/lexical AGENTS.md: "never `git add` the file" is about one file, not every `git add`
+    imp, _ = _compiled("That edit is not yours to make — revert it before staging, and never `git add` the file.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+    imp, evaluator = _compiled("Never `git commit` the changes without review.")  # "the changes": all of them
+    assert _decide(evaluator, "Bash", {"command": "git commit -m x"}) == "block"
+
+
+def test_an_import_path_that_opens_with_a_domain_is_code_not_a_file():
+    # grafana/loki AGENTS.md
+    imp, evaluator = _compiled("- Always prefer `github.com/stretchr/testify/require` over `github.com/stretchr/testify/assert`")
+    assert imp.trigger.kind == "content"
+    def warned(content: str) -> bool:
+        return bool(evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "pkg/x_test.go", "old_string": "a",
+                                                                          "new_string": content}}).warnings)
+    assert warned('\t"github.com/stretchr/testify/assert"\n') and not warned('\t"github.com/stretchr/testify/require"\n')
+
+
+def test_the_file_a_preceding_clause_recommends_is_exempt_from_the_ban():
+    # huggingface/lerobot AGENTS.md: the flags are defined with the banned call in the recommended file
+    imp, evaluator = _compiled("- Reuse the `_foo_available` flags in `utils/import_utils.py`; don't call `is_package_available`.")
+    edit = {"old_string": "a", "new_string": 'ok = is_package_available("pyrealsense2")\n'}
+    assert _decide(evaluator, "Edit", {"file_path": "src/lerobot/cameras/realsense/camera_realsense.py", **edit}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "src/lerobot/utils/import_utils.py", **edit}) == "allow"
