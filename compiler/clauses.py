@@ -369,6 +369,8 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
             continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
         if following in lexicon.clause_words["construct_nouns"] and _PLAIN_NAME.match(obj.text):
             continue  # "the `deprecated` directive": a form the sentence does not spell
+        if following in lexicon.clause_words["statement_nouns"] and obj.text in lexicon.programs:
+            continue  # "bare `go` statements": Go's statement, which the sentence does not spell, not the program
         if _names_a_folder(tokens, i, lexicon.clause_words) and "/" not in obj.text.rstrip("/"):
             obj = ClauseObject(ClauseObjectKind.PATH, obj.text.rstrip("/") + "/")  # "`generated` subdirectories"
         if i in called and obj.kind == ClauseObjectKind.CODE and _PLAIN_NAME.match(obj.text):

@@ -254,11 +254,17 @@ def _names_the_means(sentence: Sentence, governing: Marker) -> bool:
 
 def _recommends_its_list(sentence: Sentence, governing: Marker) -> bool:
     """"Never call the API directly; use one of:": after a semicolon or comma the lead line turns to what to do
-    instead, so the list under it is recommended, not forbidden."""
+    instead, so the list under it is recommended, not forbidden; so does a lead line that opens with what to do
+    before its prohibition ("Run per-package only, never repo-wide:")."""
+    recommending = load_lexicon().clause_words["recommending"]
+    before = sentence.tokens[: max(governing.index, 0)]
+    first = next((t.norm for t in before if t.type == "WORD"), "")
+    if first in recommending and "," in before:
+        return True
     tokens = sentence.tokens[governing.index + 1 :]
     last = max((k for k, t in enumerate(tokens) if t in (";", ",")), default=-1)
     word = next((t.norm for t in tokens[last + 1 :] if t.type == "WORD"), "") if last >= 0 else ""
-    return word in load_lexicon().clause_words["recommending"]
+    return word in recommending
 
 
 def _requires_its_list(sentence: Sentence, governing: Marker) -> bool:

@@ -1822,3 +1822,21 @@ def test_the_file_a_preceding_clause_recommends_is_exempt_from_the_ban():
     edit = {"old_string": "a", "new_string": 'ok = is_package_available("pyrealsense2")\n'}
     assert _decide(evaluator, "Edit", {"file_path": "src/lerobot/cameras/realsense/camera_realsense.py", **edit}) == "ask"
     assert _decide(evaluator, "Edit", {"file_path": "src/lerobot/utils/import_utils.py", **edit}) == "allow"
+
+
+# Findings of the blind held-out set 27 (files 243-251, measured blind: precision 3/6).
+
+
+def test_a_fence_under_a_lead_line_that_says_what_to_run_first_is_what_to_run():
+    # weaviate/weaviate CLAUDE.md: "Run per-package only, never repo-wide:" shows the per-package command to run
+    text = ("Use build tag `integrationTest`. Run per-package only, never repo-wide:\n```bash\n"
+            "go test -tags integrationTest -count 1 -race ./adapters/repos/db/...\n```\n")
+    assert _rules(text) == []
+    assert len(_rules("Never run these:\n```bash\nnpm publish\n```\n")) == 1  # a lead that only forbids still hands it down
+
+
+def test_a_program_name_called_a_statement_is_code_no_command():
+    # weaviate/weaviate CLAUDE.md: "bare `go` statements" are Go's goroutine statements, not the `go` tool
+    assert _rules("Never use bare `go` statements.\n") == []
+    (rule,) = _rules("Never run `go` directly; use `make`.\n")
+    assert rule["tool_match"] == ["Bash"]
