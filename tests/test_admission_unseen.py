@@ -1840,3 +1840,10 @@ def test_a_program_name_called_a_statement_is_code_no_command():
     assert _rules("Never use bare `go` statements.\n") == []
     (rule,) = _rules("Never run `go` directly; use `make`.\n")
     assert rule["tool_match"] == ["Bash"]
+
+
+def test_hand_edit_is_an_edit_verb():
+    # fluxcd/flux2 AGENTS.md
+    imp, evaluator = _compiled("- Never hand-edit files under `cmd/flux/manifests/`.")
+    assert _decide(evaluator, "Edit", {"file_path": "cmd/flux/manifests/bases.yaml", "old_string": "a", "new_string": "b"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "cmd/flux/main.go", "old_string": "a", "new_string": "b"}) == "allow"
