@@ -249,6 +249,18 @@ def _label_end(part) -> int:
     return colon + 1 + (colon + 1 < len(part) and part[colon + 1].type == "EMPH")
 
 
+def _no_label(part) -> tuple[int, int]:
+    """The words a leading label that opens with "No" names ("**No bare `except`**:" names bare `except`), as a
+    token range; (0, 0) without one."""
+    start = int(bool(part) and part[0].type == "EMPH")
+    colon = next((k for k, t in enumerate(part[:8]) if t == ":"), 0)
+    end = colon - (colon > 0 and part[colon - 1].type == "EMPH")
+    if not colon or colon + 1 != len(part) or end - start < 2 or part[start].type != "WORD" or part[start].norm != "no" \
+            or not all(t.type in ("WORD", "EMPH", "CODE") for t in part[:colon]):
+        return (0, 0)
+    return (start + 1, end)
+
+
 def _first_word(part) -> str:
     return part[0].norm if part and part[0].type == "WORD" else ""
 
@@ -895,6 +907,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             _read_qualifier(clause, part[_label_end(part) : comma], lexicon)
             if end == own[0] and comma < len(part):  # "In Python, I want you to …": the subject after the comma
                 _read_subject(clause, part[comma + 1 :], lexicon)
+        elif start == 0 and end == own[0] and polarity == "positive" and any(_no_label(part)):
+            # "**No bare `except`**: always catch specific exception types": the label names what the rule turns down
+            _add_rejected(clause, part[slice(*_no_label(part))])
         elif end == own[0] and passive and objs:
             # "The old types `WindowContext` and `ViewContext<T>` should NEVER be used": what the passive forbids
             subject = _passive_subject(part, lexicon)

@@ -82,6 +82,11 @@ ALIASES = {
     ("bun", "remove"): ("rm",),
 }
 # Short spellings of an option right after a subcommand: `git push -f` is `git push --force`
+# Subcommands of two words (`gh pr review`): an option after them may follow their arguments, as after one word.
+TWO_WORD_SUBCOMMANDS = frozenset({
+    ("gh", "pr review"), ("gh", "pr comment"), ("gh", "pr create"), ("gh", "pr merge"), ("gh", "pr edit"),
+    ("gh", "issue comment"), ("gh", "issue create"), ("gh", "issue edit"), ("gh", "release create"),
+})
 OPTION_ALIASES = {
     ("git", "push", "--force"): ("-f",),
     ("git", "commit", "--no-verify"): ("-n",),
@@ -91,6 +96,7 @@ OPTION_ALIASES = {
     ("npm", "install", "--global"): ("-g",),
     ("npm", "install", "--force"): ("-f",),
     ("npm", "publish", "--force"): ("-f",),
+    ("gh", "pr review", "--comment"): ("-c",),
 }
 # A package script that runs without `run`: `pnpm test` is `pnpm run test`, `yarn build` is `yarn run
 # build`. npm shortens its four lifecycle scripts only; pnpm and yarn every name that is none of
@@ -181,8 +187,8 @@ def command_regex(commands: list[str], versioned: frozenset[str] = frozenset()) 
                 parts.append(r"\S+")
             elif n == 0:
                 parts.append(_subcommand(program, token))
-            elif n == 1 and (program, tokens[1], token) in OPTION_ALIASES:
-                parts.append(any_of([js_escape(s) for s in (token, *OPTION_ALIASES[(program, tokens[1], token)])]))
+            elif (program, " ".join(tokens[1 : n + 1]), token) in OPTION_ALIASES:  # (`gh pr review --comment`: two words)
+                parts.append(any_of([js_escape(s) for s in (token, *OPTION_ALIASES[(program, " ".join(tokens[1 : n + 1]), token)])]))
             else:  # a placeholder inside a token (`<branch>:refs/heads/<branch>`) is any characters of an argument
                 parts.append(r"[^\s;&|]+".join(js_escape(piece) for piece in token.split("<placeholder>")))
         pushed = _pushed_branch(tokens)
@@ -224,8 +230,11 @@ def _pushed_branch(tokens: list[str]) -> bool:
 def _between(tokens: list[str], n: int) -> str:
     """What may stand before token n: an option right after a subcommand may follow its arguments (`git push origin
     main --force` is `git push --force`), and options may stand before a push's remote (`git push -u origin
-    main`), within the same command and outside quotes; anything else follows at once."""
-    if n == 2 and (tokens[2].startswith("-") and not tokens[1].startswith("-") or _pushed_branch(tokens)):
+    main`), within the same command and outside quotes; so may an option right after a subcommand of two words
+    (`gh pr review 12 --comment` is `gh pr review --comment`); anything else follows at once."""
+    if n == 2 and (tokens[2].startswith("-") and not tokens[1].startswith("-") or _pushed_branch(tokens)) \
+            or n == 3 and tokens[3].startswith("-") and not tokens[1].startswith("-") and not tokens[2].startswith("-") \
+            and (tokens[0], " ".join(tokens[1:3])) in TWO_WORD_SUBCOMMANDS:
         return _SAME_COMMAND
     return r"\s+"
 
@@ -272,16 +281,27 @@ _JSX_TAG = re.compile(r"^<([A-Za-z][\w.]*)\s*/?>$")
 _EITHER_QUOTE = re.compile(r"[\"']")
 # a call whose every argument is a placeholder (`jest.fn().mockReturnValue(x);`): the callee with any arguments
 _CALL_WITH_ARGS = re.compile(r"^([A-Za-z_$][\w$]*(?:\(\))?(?:\.[A-Za-z_$][\w$]*(?:\(\))?)*)\(([^()]+)\);?$")
-_PLACEHOLDER_ARG = re.compile(r"^(?:[a-z]|foo|bar|baz|qux)$")
+_PLACEHOLDER_ARG = re.compile(r"^(?:[a-z]|foo|bar|baz|qux|\.\.\.|…)$")
+# a call whose one argument is such a call (`WriteString(fmt.Sprintf(...))`)
+_CALL_OF_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\((.+)\);?$")
 
 
 def open_call(ident: str) -> str | None:
-    """`jest.fn().mockReturnValue(x);` -> `jest.fn().mockReturnValue`: the callee of a call written with placeholder
-    arguments (one-letter names, `foo`), which stand for any arguments; None for any other code."""
-    found = _CALL_WITH_ARGS.match(ident.strip())
-    if found is None or not all(_PLACEHOLDER_ARG.match(a.strip()) for a in found.group(2).split(",")):
+    """`jest.fn().mockReturnValue(x);` -> `jest\\.fn\\(\\)\\.mockReturnValue\\(`: the regex of a call written with
+    placeholder arguments (one-letter names, `foo`, `...`), which stand for any arguments, from its callee on; a call
+    whose one argument is such a call is the outer callee with that call as its first argument
+    (`WriteString(fmt.Sprintf(...))`); None for any other code."""
+    ident = ident.strip()
+    found = _CALL_WITH_ARGS.match(ident)
+    if found is not None:
+        if not all(_PLACEHOLDER_ARG.match(a.strip()) for a in found.group(2).split(",")):
+            return None
+        return js_escape(found.group(1)) + r"\("
+    nested = _CALL_OF_CALL.match(ident)
+    inner = open_call(nested.group(2)) if nested else None
+    if nested is None or inner is None:
         return None
-    return found.group(1)
+    return js_escape(nested.group(1)) + r"\(\s*" + inner
 
 
 def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders: frozenset[str] = frozenset(),
@@ -311,8 +331,8 @@ def identifier_regex(identifiers: list[str], known: dict[str, str], placeholders
         if generic := _GENERIC.match(ident):  # `ViewContext<T>`: the type with any parameters
             alternatives.append(r"\b" + js_escape(generic.group(1)) + "<")
             continue
-        if callee := open_call(ident):
-            alternatives.append(r"\b" + js_escape(callee) + r"\(")
+        if called := open_call(ident):
+            alternatives.append(r"\b" + called)
             continue
         call = ident.endswith("()")
         ident = ident.removesuffix("()")

@@ -17,7 +17,7 @@ from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
 from .ordinary import required_literals
-from .regexes import POSITION, any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex
+from .regexes import POSITION, any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex, open_call
 
 _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
@@ -291,6 +291,8 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         return (_required_form(clause, lex) or _required_prose(clause, lex) or _required_wrapper(clause, lex) or _family_trigger(clause, lex)
                 or _prose_trigger(clause, lex, polarity))
     verb = clause.verb
+    if polarity == "negative" and (pushed := _PUSH_TO_URL.match(clause.scope_text)):
+        return _push_url_trigger(pushed.group(1), pushed.group(2), lex)  # "Never push branches to `https://github.com/o/r`"
     if verb in lex.unobservable_verbs:
         # "do not post `@claude review`": a message, not a file's content; "never reply to an issue" is a command
         return None if objects else _prose_trigger(clause, lex, polarity)
@@ -499,7 +501,8 @@ def _build(kind: ObjectKind, texts: list[str], clause: Clause, lex: Lexicon) -> 
         return Trigger(TriggerKind.PATH, writes, patterns + exceptions, summary=_slug_words(texts),
                        interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)
     # content; an operator (`==`, `!=`) is in every file, never a name; `client.request(...)` is a shape, not a literal
-    texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t) and not re.search(r"\.\.\.|…", t)]
+    # (`WriteString(fmt.Sprintf(...))`: `...` as a call's arguments is any arguments)
+    texts = [t for t in texts if t not in lex.not_identifiers and re.search(r"\w", t) and (not re.search(r"\.\.\.|…", t) or open_call(t))]
     if not texts:
         return None
     # "never use `waitFor` … - use `vi.waitFor` instead": the bare name, not the member the sentence recommends
@@ -569,6 +572,23 @@ def _url_trigger(urls: list[str], lex: Lexicon) -> Trigger:
     regex = names + r"(?:\.git)?/?(?![\w./-])"
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
                    summary=_slug_words(urls), values=urls)
+
+
+# the whole clause: a push of the work to one repository's URL ("never push branches directly to `https://host/o/r`");
+# anything after it narrows the rule
+_PUSH_TO_URL = re.compile(r"^(?:[a-z']+\s+){0,3}?push(?:es|ing)?(?:\s+(?:any|your|the|a|branch|branches|commits?|changes|code|work))*"
+                          r"(?:\s+directly)?\s+to\s+(?:the\s+)?`https://([\w.-]+\.[a-z]{2,})/([\w.-]+/[\w.-]+?)(?:\.git)?/?`"
+                          r"(?:\s+directly)?$")
+
+
+def _push_url_trigger(host: str, repository: str, lex: Lexicon) -> Trigger:
+    """"Never push branches directly to `https://github.com/NVIDIA/Megatron-LM`": a `git push` whose remote is that
+    repository's URL, over HTTPS or SSH (with or without `.git`); a push to a remote's name shows no URL, and another
+    owner's fork is another repository. Hosts and paths are read without case, as the hosts read them."""
+    url = r"(?:https://|ssh://|git@)(?:git@)?" + js_escape(host) + "[:/]" + js_escape(repository)
+    regex = lexicon_regex(r"{git}\s+push\b[^;&|\n]*\s" + url + r"(?:\.git)?/?(?=[\s;&|]|$)")
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="i")],
+                   keywords=["git"], summary=f"push to {repository}", values=[f"https://{host}/{repository}"])
 
 
 def _remove_trigger(paths: list[str], lex: Lexicon) -> Trigger:

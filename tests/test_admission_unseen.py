@@ -485,8 +485,6 @@ def test_a_tests_scope_comes_from_a_heading_about_tests_alone():
     assert imp.trigger.file_scope
 
 
-
-
 # Findings of the blind held-out set 10 (files 081-090, measured blind: precision 3/7, three of the four wrong
 # rules right but for their action).
 
@@ -1847,3 +1845,127 @@ def test_hand_edit_is_an_edit_verb():
     imp, evaluator = _compiled("- Never hand-edit files under `cmd/flux/manifests/`.")
     assert _decide(evaluator, "Edit", {"file_path": "cmd/flux/manifests/bases.yaml", "old_string": "a", "new_string": "b"}) == "block"
     assert _decide(evaluator, "Edit", {"file_path": "cmd/flux/main.go", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+# Readings from the held-out sets read by the team (recall26): each a general form, with its near misses.
+
+
+@pytest.mark.parametrize("line", [
+    "- You MUST mark your PRs as drafts",  # marimo-team/marimo AGENTS.md (held-out set 5)
+    "- All PRs must be created as **drafts**. Use `gh pr create --draft` or the GitHub UI draft option.",  # NVIDIA/Megatron-LM
+    "- Always open every pull request as a draft.",
+])
+def test_prs_required_as_drafts_block_a_pr_opened_without_draft(line):
+    imp, evaluator = _compiled(line)
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('gh pr create --title "Fix output truncation for wide tables" --body "Fixes #4120"', "gh pr create --fill --base main",
+                    "cd repo && gh pr create --fill"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('gh pr create --draft --title "Fix x" --body "Fixes #4120"', "gh pr create -d --fill", "gh pr create -dw",
+                    'gh pr create --title "a; b" --draft', 'gh pr create --body "$(cat <<EOF\nx\nEOF\n)" --draft',
+                    "gh pr view 4120", "gh pr ready 4120 --undo", "git push origin fix"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_never_editing_vendored_files_blocks_edits_under_vendor():
+    # containers/podman AGENTS.md (held-out set 25)
+    imp, evaluator = _compiled("- **Never edit vendored files directly**—use `go get` then `make vendor`.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for path in ("vendor/github.com/containers/storage/store.go", "vendor/go.podman.io/common/libnetwork/types/network.go",
+                 "src/pip/_vendor/rich/console.py"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "block", path
+    for path in ("pkg/domain/infra/abi/containers.go", "libpod/container_api.go", "test/e2e/run_test.go", "docs/vendoring.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "allow", path
+
+
+def test_hand_edits_of_changelog_files_under_a_must_not_heading_block_the_changelog():
+    # grafana/alloy AGENTS.md (held-out set 25): the item takes its rule word from the heading
+    ir = compile_sources([source_from_bytes("AGENTS.md", b"### MUST NOT\n\n- Edit changelog files by hand (release tooling derives "
+                                                          b"entries from PR titles).\n")])
+    (imp,) = ir.imperatives
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    evaluator = Evaluator(guardrules.emit(ir)["rules"])
+    for path in ("CHANGELOG.md", "operations/helm/charts/alloy/CHANGELOG.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "block", path
+    for path in ("docs/developer/contributing.md", "internal/component/loki/process/process.go", ".chloggen/fix-x.yaml",
+                 "changes/123.bugfix.md", "docs/changelog-policy.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "allow", path
+
+
+def test_a_review_posted_as_a_comment_is_a_pr_comment():
+    # open-telemetry/opentelemetry-python AGENTS.md (held-out set 26)
+    imp, evaluator = _compiled("The most important rule is not to post comments on issues or PRs that are AI-generated.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('gh issue comment 5090 --body "I can take this one."', 'gh pr comment 5089 --body "Addressed the review."',
+                    'gh pr review 5089 --comment --body "LGTM"', "gh pr review -c -b x"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("gh issue view 5090 --comments", "gh pr view 5089 --comments", "gh pr create --draft", "gh pr review 5089 --approve",
+                    'gh pr review 5089 --body "--comment"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_a_no_label_before_a_positive_rule_names_the_rejected_form():
+    # NVIDIA/Megatron-LM skills/mcore-linting-and-formatting/SKILL.md (held-out set 26)
+    imp, evaluator = _compiled("- **No bare `except`**: always catch specific exception types.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    path = "megatron/core/models/gpt/gpt_model.py"
+    assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "    except:\n        pass\n"}) == "block"
+    for content in ("    except ValueError:\n        pass\n", '    except Exception as exc:\n        raise RuntimeError("bad") from exc\n'):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": content}) == "allow"
+
+
+def test_agent_session_urls_in_commits_and_prs_are_the_session_link():
+    # facebook/lexical AGENTS.md (held-out set 26): "or other private links" is left to the gate
+    imp, evaluator = _compiled("This is an open source project: never include agent-session URLs or other private/team-internal links "
+                               "(e.g. `https://claude.ai/code/session_...`) in commit messages, PR titles, or PR bodies.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('git commit -m "[lexical] Bug Fix: Fix caret jump" -m "https://claude.ai/code/session_01AbCdEf"',
+                    'gh pr create --title "[lexical] Fix" --body "Session: https://claude.ai/code/session_01AbCdEf"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('git commit -m "Fix" -m "Co-Authored-By: Claude <noreply@anthropic.com>"', 'gh pr create --title "Fix" --body "Closes #7000"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_never_pushing_to_a_repository_url_blocks_a_push_to_that_url():
+    # NVIDIA/Megatron-LM AGENTS.md (held-out set 26)
+    imp, evaluator = _compiled("- Never push branches directly to `https://github.com/NVIDIA/Megatron-LM`.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("git push https://github.com/NVIDIA/Megatron-LM.git my-feature", "git push git@github.com:NVIDIA/Megatron-LM.git x",
+                    "git push ssh://git@github.com/nvidia/megatron-lm main", "git push -u https://github.com/NVIDIA/Megatron-LM x"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git push https://github.com/jdoe/Megatron-LM.git my-feature", "git push fork my-feature",
+                    "git push https://github.com/NVIDIA/Megatron-LM-extras.git x", "git clone https://github.com/NVIDIA/Megatron-LM",
+                    "git remote add upstream https://github.com/NVIDIA/Megatron-LM.git"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_a_call_of_a_call_with_open_arguments_is_that_nesting():
+    # docker/compose AGENTS.md (held-out set 25): `...` stands for any arguments
+    imp, evaluator = _compiled("- Prefer `fmt.Fprintf` over `WriteString(fmt.Sprintf(...))`")
+    assert imp.action == "warn" and imp.admission.decision == "admitted"
+    def warned(content: str) -> bool:
+        return bool(evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "pkg/compose/printer.go", "old_string": "a",
+                                                                          "new_string": content}}).warnings)
+    assert warned('\tb.WriteString(fmt.Sprintf("%s=%s\\n", k, v))\n') and warned("\tb.WriteString( fmt.Sprintf(f, v))\n")
+    for content in ('\tfmt.Fprintf(&b, "%s=%s\\n", k, v)\n', "\tb.WriteString(name)\n", '\tmsg := fmt.Sprintf("%s=%s", k, v)\n'):
+        assert not warned(content), content
+
+
+@pytest.mark.parametrize("line", [
+    "Always open PRs as ready for review, not as drafts.",  # the opposite
+    "Always mark draft PRs with [WIP].",  # about draft PRs, not every PR
+    "Always open PRs as drafts until CI passes.",  # only for a while
+    "Always write PR descriptions as drafts.",  # a text, not the PR
+    "PR descriptions must be created as drafts.",
+    "Never edit vendored files without updating the patch file.",  # narrowed
+    "Never edit the changelog.",  # no "by hand": releases edit it
+    "Never edit changelog files by hand for unreleased changes.",  # narrowed
+    "Do not edit `CHANGELOG.md` directly for unreleased PR changes.",  # grafana/tempo: narrowed
+    "Never push tags to `https://github.com/NVIDIA/Megatron-LM`.",  # tags, which a push's arguments do not tell apart
+    "Never push to `https://github.com/NVIDIA/Megatron-LM` without review.",  # narrowed
+    "Always push to `https://github.com/jdoe/Megatron-LM`.",  # asks for it
+    "- **No breaking changes**: always keep the API stable.",  # no form a pattern sees
+    "Never include session URLs in commits.",  # whose session is not said
+])
+def test_near_misses_of_the_recall26_readings_are_no_hook_rule(line):
+    assert _rules(line + "\n") == []
