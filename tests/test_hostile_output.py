@@ -98,7 +98,7 @@ def test_a_file_over_the_imperative_limit_fails_alone(tmp_path, monkeypatch, cap
 def test_a_file_over_the_time_limit_fails_alone(tmp_path, monkeypatch, capsys):
     root = make_project(tmp_path, {"AGENTS.md": RULES, "CLAUDE.md": "Never run `make deploy`.\n"})
     monkeypatch.chdir(root)
-    monkeypatch.setattr(pipeline, "MAX_SECONDS_PER_FILE", 0.05)
+    monkeypatch.setattr(pipeline, "MAX_SECONDS_PER_FILE", 2.0)  # not machine speed: the slow file sleeps 60 s
     run = extract.Extractor.run
 
     def slow_for_claude(self):  # CLAUDE.md reads for a minute; the limit stops it

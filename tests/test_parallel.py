@@ -73,7 +73,7 @@ def test_a_file_over_a_limit_fails_alone_whichever_process_reads_it(corpus_sourc
 def test_the_time_limit_stops_one_file_in_a_child_process(monkeypatch):
     sources = [source_from_bytes(f"{n}/AGENTS.md", (f"# {n}\n\n" + "Never run `make deploy`.\n" * size).encode())
                for n, size in (("big", 40), ("small", 1), ("other", 2))]
-    monkeypatch.setattr(pipeline, "MAX_SECONDS_PER_FILE", 0.05)
+    monkeypatch.setattr(pipeline, "MAX_SECONDS_PER_FILE", 2.0)  # not machine speed: the slow file sleeps 60 s
     run = extract.Extractor.run
 
     def slow_for_small(self):  # "small" reads for a minute; the limit stops it wherever it is read
