@@ -8,6 +8,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import settings
+
+# Property tests check behaviour, not speed (speed goals live in benchmarks/): no per-example deadline,
+# which a loaded two-core machine overruns at random.
+settings.register_profile("policyc", deadline=None)
+settings.load_profile("policyc")
 
 DATA = Path(__file__).resolve().parent / "data"
 # Real rule files from public repositories, byte-exact, with their origin (MANIFEST.tsv: repository,

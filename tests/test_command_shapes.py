@@ -580,7 +580,7 @@ _PREFIXES = ["", "cd repo && ", "make; ", "true || ", "cat x | ", "(", "echo $("
 _WRAPPED = ["sudo ", "sudo -E ", "env CI=1 ", "CI=1 ", "nohup ", "timeout 5 ", "xargs -0 ", "bash -c '", 'sh -c "', "uv run ", "npx -y "]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(prefix=st.sampled_from(_PREFIXES), wrappers=st.lists(st.sampled_from(_WRAPPED), max_size=3),
        path=st.sampled_from(["", "/usr/bin/", "./bin/"]), tail=st.sampled_from(["", " origin main", " --tags"]))
 def test_any_chain_of_wrappers_at_any_position_fires(prefix, wrappers, path, tail):

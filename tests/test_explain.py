@@ -177,7 +177,7 @@ def _golden_files() -> list[tuple[str, str]]:
     return files
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_golden_files()), st.data())
 def test_the_staged_path_equals_the_compile_on_golden_lines(file, data):
     """Any selection of a golden file's lines, in order: the stages give the compile's imperatives."""

@@ -85,7 +85,7 @@ def _baseline() -> tuple[list[dict], dict[str, bytes]]:
         return live, {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(project)
 def test_other_rule_files_never_weaken_the_root_agents_md(files):
     baseline, output = _baseline()

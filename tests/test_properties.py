@@ -19,7 +19,7 @@ FRAGMENTS = [
 markdown = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=30)), max_size=25).map("".join)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(markdown, st.sampled_from(["AGENTS.md", ".cursor/rules/x.mdc", ".claude/skills/s/SKILL.md", "CLAUDE.md"]))
 @example("> quote never push to main\n\n> quote never push to main\n", "AGENTS.md")  # two quotes: the blank line is kept
 def test_arbitrary_markdown_compiles_to_valid_artifacts(text, name):

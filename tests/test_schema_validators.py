@@ -38,7 +38,7 @@ def _paths(node, path=()):
         yield from _paths(child, (*path, key))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(example=st.sampled_from(range(len(EXAMPLES))), where=st.integers(0, 10**6), value=_JSON, delete=st.booleans())
 def test_both_judge_a_damaged_document_alike(example, where, value, delete):
     name, original = EXAMPLES[example]
