@@ -25,7 +25,9 @@ it to Pass 2 with the reason); it never stops the run.
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -50,10 +52,10 @@ _TRIAL = r"""
 // Each regex is tested on attack strings; a test stopped after STOP ms, or taking over BUDGET ms of CPU, is its
 // problem. Few tests run here, each under a vm timeout; many run in one worker thread, which this thread stops
 // once a test has run STOP ms (a vm timeout starts a watchdog thread per test: two thirds of a large trial's
-// CPU), a new worker going on with the next regex.
+// CPU), a new worker going on with the next regex. Each line of input is one list of jobs; each line of output
+// its verdicts, in order, so one process serves every trial of the Python process that started it.
 const {Worker} = require('worker_threads');
 const [N, BUDGET, STOP, WORKER_MIN] = %s;
-const jobs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const VERDICT = `(test) => (regex, flags, seeds, suffixes) => {
   let re;
   try { re = new RegExp(regex, flags); } catch (e) { return 'JavaScript rejects it: ' + e.message; }
@@ -80,21 +82,25 @@ for (let k = from; k < jobs.length; k++) {
   Atomics.store(progress, 0, k);
   parentPort.postMessage([k, verdict(...jobs[k])]);
 }`;
-const tests = jobs.reduce((sum, [, , seeds, suffixes]) => sum + seeds.length * suffixes.length, 0);
-if (tests < WORKER_MIN) {
-  const vm = require('vm');
-  const ctx = vm.createContext({r: null, s: ''});
-  const script = new vm.Script('r.test(s)');
-  const verdict = eval(VERDICT)((re, s) => { ctx.r = re; ctx.s = s; script.runInContext(ctx, {timeout: STOP}); });
-  process.stdout.write(JSON.stringify(jobs.map((job) => verdict(...job))));
-} else {
+const vm = require('vm');
+const ctx = vm.createContext({r: null, s: ''});
+const script = new vm.Script('r.test(s)');
+const inVm = eval(VERDICT)((re, s) => { ctx.r = re; ctx.s = s; script.runInContext(ctx, {timeout: STOP}); });
+const tryAll = (jobs, reply) => {
+  const tests = jobs.reduce((sum, [, , seeds, suffixes]) => sum + seeds.length * suffixes.length, 0);
+  if (tests < WORKER_MIN) {
+    reply(jobs.map((job) => inVm(...job)));
+    return;
+  }
   const out = jobs.map(() => null);
-  let worker = null, progress = null, seen = -1, since = 0;  // progress: [regex being tried, test starts and ends]
+  let worker = null, progress = null, seen = -1, since = 0, replied = false;  // progress: [regex being tried, test starts and ends]
   const finish = () => {
+    if (replied) return true;
     if (out.includes(null)) return false;
+    replied = true;
     clearInterval(watch);
     worker.terminate();
-    process.stdout.write(JSON.stringify(out));
+    reply(out);
     return true;
   };
   const start = () => {
@@ -115,7 +121,19 @@ if (tests < WORKER_MIN) {
     if (!finish()) start();
   }, 5);
   start();
-}
+};
+const waiting = [];
+let busy = false;
+const next = () => {
+  if (busy || !waiting.length) return;
+  busy = true;
+  tryAll(waiting.shift(), (verdicts) => {
+    process.stdout.write(JSON.stringify(verdicts) + '\n');
+    busy = false;
+    next();
+  });
+};
+require('readline').createInterface({input: process.stdin}).on('line', (line) => { waiting.push(JSON.parse(line)); next(); });
 """
 
 # (regex, flags) -> '' or the problem: each regex is analysed and tried once per process
@@ -429,20 +447,63 @@ def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
     if count == 1:
         return _trial_share(node, jobs)
     with ThreadPoolExecutor(count) as pool:  # each thread waits on its Node.js process
-        shares = list(pool.map(lambda k: _trial_share(node, jobs[k::count]), range(count)))
+        shares = list(pool.map(lambda k: _trial_share(node, jobs[k::count], k), range(count)))
     found = [""] * len(jobs)
     for k, share in enumerate(shares):
         found[k::count] = share
     return found
 
 
-def _trial_share(node: str, jobs: list[list]) -> list[str]:
-    script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS, WORKER_MIN_TESTS])
+class _NodeTrial:
+    """One Node.js process that tries job lists, one line each way, kept for the process that started it
+    (a Node.js start-up costs about 0.1 s: most of a small compile, and of a test suite of small compiles)."""
+
+    def __init__(self, node: str):
+        script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS, WORKER_MIN_TESTS])
+        self.node, self.owner = node, os.getpid()
+        self.process = subprocess.Popen([node, "-e", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+
+    def usable(self, node: str) -> bool:
+        return self.node == node and self.owner == os.getpid() and self.process.poll() is None
+
+    def run(self, jobs: list[list]) -> list[str]:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(jobs) + "\n")
+        self.process.stdin.flush()
+        timeout = 60 + len(jobs) * HARD_STOP_MS / 1000
+        if not select.select([self.process.stdout], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(self.node, timeout)
+        line = self.process.stdout.readline()
+        if not line:
+            raise OSError(f"Node.js exited with status {self.process.wait()}")
+        return json.loads(line)
+
+    def stop(self) -> None:
+        if self.owner == os.getpid():
+            self.process.kill()
+            self.process.wait()
+
+
+_node_trials: dict[int, _NodeTrial] = {}  # share number -> its Node.js process
+
+
+def stop_node_trials() -> None:
+    """Stop the Node.js processes this process keeps (they also stop by themselves when it exits)."""
+    while _node_trials:
+        _node_trials.popitem()[1].stop()
+
+
+def _trial_share(node: str, jobs: list[list], share: int = 0) -> list[str]:
+    kept = _node_trials.get(share)
     try:
-        done = subprocess.run([node, "-e", script], input=json.dumps(jobs), capture_output=True, text=True,
-                              timeout=60 + len(jobs) * HARD_STOP_MS / 1000, check=True)
-        return json.loads(done.stdout)
+        if kept is None or not kept.usable(node):
+            kept = _node_trials[share] = _NodeTrial(node)
+        return kept.run(jobs)
     except (subprocess.SubprocessError, ValueError, OSError) as exc:
+        if kept is not None:
+            kept.stop()
+            _node_trials.pop(share, None)
         return [f"the Node.js trial could not run: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"] * len(jobs)
 
 
