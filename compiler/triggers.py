@@ -255,7 +255,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         # recommends instead is the wrapper, which must do what everyone else must not
         wrappers = [o.text for o in clause.alternatives
                     if (o.kind == ClauseObjectKind.PATH or _surely_a_path(o.text)) and _A_FILE.search(o.text)]
-        if not trigger.file_scope:
+        if not trigger.file_scope and not clause.quoted_words:  # (a quoted word is text, which prose files hold too)
             trigger.file_scope = _code_scope(["!" + w for w in wrappers], lex)
         elif wrappers:
             trigger.file_scope = f"^(?!.*{any_of([glob_to_regex(w) for w in wrappers])})(?=.*(?:{trigger.file_scope}))"
@@ -284,6 +284,9 @@ def _code_scope(globs: list[str], lex: Lexicon) -> str:
     return scope_regex([*globs, *("!" + g for g in lex.tools["prose_files"])])
 
 
+_ELIDED_IMPORT = re.compile(r"^import\s+(?:\.\.\.|…|\{\s*(?:\.\.\.|…)\s*\}|\*\s+as\s+(?:\.\.\.|…))\s+from\s+(['\"])([^'\"\s]+)\1;?$")
+
+
 def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | None:
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
@@ -293,6 +296,11 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     verb = clause.verb
     if polarity == "negative" and (pushed := _PUSH_TO_URL.match(clause.scope_text)):
         return _push_url_trigger(pushed.group(1), pushed.group(2), lex)  # "Never push branches to `https://github.com/o/r`"
+    if objects and all(_ELIDED_IMPORT.match(o.text) for o in objects):
+        # "Never `import ... from 'path'`": an import statement whose names are elided is any import of that module alone
+        anything = _module_trigger([_ELIDED_IMPORT.match(o.text).group(2) for o in objects], lex, exact=True)  # type: ignore[union-attr]
+        anything.file_scope = _code_scope(clause.file_scope, lex)
+        return anything
     if verb in lex.unobservable_verbs:
         # "do not post `@claude review`": a message, not a file's content; "never reply to an issue" is a command
         return None if objects else _prose_trigger(clause, lex, polarity)
@@ -308,6 +316,10 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         # "import `X` from Y" forbids that import only; "from a barrel file" names no module. "use `expect` from
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         if verb.startswith("import") and re.search(r"\bimport\s+from\s", clause.scope_text):
+            if any(re.search(r"\s", o.text) for o in objects):
+                # "Import from internal paths: `import { Widget } from '@lumino/widgets/lib/widget'`": a statement that
+                # shows the kind of path meant, no module to name
+                return None
             # "NEVER import from `@trpc/*/src`", "must not import from `vitest` or `vitest/node`": every object is a module
             anything = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
             anything.file_scope = _code_scope(clause.file_scope, lex)
@@ -348,7 +360,7 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
             if clause.file_scope and kind == "path":
                 trigger.file_scope = scope_regex(clause.file_scope)
             elif clause.file_scope and kind == "content":
-                trigger.file_scope = _code_scope(clause.file_scope, lex)
+                trigger.file_scope = scope_regex(clause.file_scope) if clause.quoted_words else _code_scope(clause.file_scope, lex)
             return trigger
     return _prose_trigger(clause, lex, polarity)
 
