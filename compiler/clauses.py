@@ -623,6 +623,11 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             bucket = parts.alternatives if opener in _ALTERNATIVE_OPENERS else parts.examples if opener in _EXAMPLE_OPENERS \
                 else parts.main if _names_the_files(part, i) or _glosses(part, i) else parts.asides
             continue
+        if tok == ")" and not depth and bucket is parts.main and seen_object:
+            # "always return `async Task` (never `async void`) and `await` …": the parenthesis that held the rule word
+            # closes, and the sentence goes back to what it recommends
+            bucket = parts.alternatives
+            continue
         if depth:
             depth += (tok == "(") - (tok == ")")
             if not depth:

@@ -284,6 +284,16 @@ def _code_scope(globs: list[str], lex: Lexicon) -> str:
     return scope_regex([*globs, *("!" + g for g in lex.tools["prose_files"])])
 
 
+_MODIFIED_CLASSES = re.compile(r"((?:`[a-z]+`\s+(?:(?:or|and|nor)\s+)?)+)classes\b")
+
+
+def _class_modifiers(clause: Clause, objects: list[ClauseObject]) -> list[str]:
+    """The keywords named right before "classes" ("`final` or `readonly` classes"), when they are every object."""
+    found = _MODIFIED_CLASSES.search(clause.scope_text)
+    named = re.findall(r"`([a-z]+)`", found.group(1)) if found else []
+    return named if named and sorted(o.text for o in objects) == sorted(named) else []
+
+
 _ELIDED_IMPORT = re.compile(r"^import\s+(?:\.\.\.|…|\{\s*(?:\.\.\.|…)\s*\}|\*\s+as\s+(?:\.\.\.|…))\s+from\s+(['\"])([^'\"\s]+)\1;?$")
 
 
@@ -296,6 +306,15 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     verb = clause.verb
     if polarity == "negative" and (pushed := _PUSH_TO_URL.match(clause.scope_text)):
         return _push_url_trigger(pushed.group(1), pushed.group(2), lex)  # "Never push branches to `https://github.com/o/r`"
+    if objects and polarity == "negative" and (modifiers := _class_modifiers(clause, objects)):
+        # "Do not use `final` or `readonly` classes": a class declared with those modifiers, not every use of the words
+        # (a `readonly` property is no readonly class)
+        regex = r"\b(?:" + any_of([js_escape(m) for m in modifiers]) + r")\s+(?:[a-z]+\s+){0,3}class\s+[A-Za-z_$]"
+        declared = Trigger(TriggerKind.CONTENT, list(lex.tools["content"]),
+                           [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]],
+                           summary=_slug_words([*modifiers, "classes"]), interpreted=True, values=modifiers)
+        declared.file_scope = _code_scope(clause.file_scope, lex)
+        return declared
     if objects and all(_ELIDED_IMPORT.match(o.text) for o in objects):
         # "Never `import ... from 'path'`": an import statement whose names are elided is any import of that module alone
         anything = _module_trigger([_ELIDED_IMPORT.match(o.text).group(2) for o in objects], lex, exact=True)  # type: ignore[union-attr]

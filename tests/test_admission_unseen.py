@@ -2091,3 +2091,37 @@ def test_any_other_linting_suppression_is_every_inline_lint_suppression():
     # taking a suppression out is what the sentence asks for
     imp, _ = _compiled("- Do not remove lint suppressions.")
     assert "pass1" not in imp.routes
+
+
+def test_keywords_named_before_classes_are_class_modifiers():
+    # filamentphp/filament AGENTS.md (held-out set 20): a class declared with the modifiers, not every use of the words
+    imp, evaluator = _compiled("- Do not use `final` or `readonly` classes")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    def decide(content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": "packages/forms/src/Components/TextInput.php", "old_string": "a",
+                                           "new_string": content})
+    for content in ("final class TextInput extends Field\n", "readonly class FieldState\n", "final readonly class ColumnSpan\n"):
+        assert decide(content) == "ask", content
+    for content in ("class TextInput extends Field\n", "    public readonly string $name;\n",
+                    "    public function __construct(protected readonly string $model) {}\n", "// the final result\n"):
+        assert decide(content) == "allow", content
+    # a keyword named alone is the keyword wherever it is written
+    imp, evaluator = _compiled("- Never use `readonly` in this package.")
+    assert imp.trigger is None or "class" not in imp.trigger.patterns[0].regex
+
+
+def test_a_parenthesised_prohibition_ends_at_its_parenthesis():
+    # dotnet/msbuild tests.instructions.md (held-out set 22): "(never `async void`) and `await` …" goes back to what the
+    # sentence recommends; a test project named by its suffix (`Build.UnitTests/`, `*_Tests.cs`) holds tests
+    imp, evaluator = _compiled("- For async tests, always return `async Task` (never `async void`) and `await` asynchronous operations.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    path = "src/Build.UnitTests/BackEnd/TaskBuilder_Tests.cs"
+    def decide(path: str, content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": content})
+    assert decide(path, "        public async void BuildSucceedsWithCancellation()\n") == "block"
+    for content in ("        public async Task BuildSucceeds()\n", "            await service.DoWorkAsync();\n"):
+        assert decide(path, content) == "allow", content
+    assert decide("src/Build/BackEnd/TaskBuilder.cs", "        public async void OnEvent()\n") == "allow"  # not a test
+    # a qualifier after the parenthesis still narrows the rule
+    imp, _ = _compiled("- Use `pnpm` (never `npm`) for installs.")
+    assert "pass1" not in imp.routes
