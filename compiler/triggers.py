@@ -17,7 +17,20 @@ from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
 from .ordinary import required_literals
-from .regexes import POSITION, any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex, open_call
+from .regexes import (
+    BARE_START,
+    COMMAND_START,
+    POSITION,
+    any_of,
+    command_regex,
+    glob_to_regex,
+    identifier_regex,
+    js_escape,
+    lexicon_regex,
+    mcp_tools,
+    missing_flags_regex,
+    open_call,
+)
 
 _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
@@ -696,8 +709,15 @@ def _scripts(obj: ClauseObject, lex: Lexicon) -> list[str]:
     return [f"{runner} {obj.text}" for runner in lex.script_runners]
 
 
+_BARE = re.compile(r"\b(?:bare|plain|raw)\s+`")
+
+
 def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:
-    pattern = Pattern(field="command", regex=command_regex(texts, lex.versioned), flags="")
+    regex = command_regex(texts, lex.versioned)
+    if (bare := _BARE.search(clause.scope_text)) and clause.scope_text.find("`", bare.start()) == clause.scope_text.find("`"):
+        # "Use `uv` for everything — never bare `python`": the program run directly, not through `uv run` or `python -m`
+        regex = regex.replace(COMMAND_START, BARE_START)
+    pattern = Pattern(field="command", regex=regex, flags="")
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [pattern, *_exception_patterns("command", texts, clause, lex)],
                    keywords=_keywords(texts, lex.versioned), summary=_slug_words(texts),
                    interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)

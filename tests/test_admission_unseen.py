@@ -2125,3 +2125,17 @@ def test_a_parenthesised_prohibition_ends_at_its_parenthesis():
     # a qualifier after the parenthesis still narrows the rule
     imp, _ = _compiled("- Use `pnpm` (never `npm`) for installs.")
     assert "pass1" not in imp.routes
+
+
+def test_a_bare_program_is_the_program_run_without_a_runner():
+    # reflex-dev/reflex AGENTS.md (held-out set 11): "never bare `python`" leaves `uv run python` to the agent
+    imp, evaluator = _compiled("- Use `uv` for everything — never bare `python` or `python3`.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("python scripts/make_pyi.py", "python3 -m pytest tests/units", 'python -c "import reflex"',
+                    "cd app && python manage.py", "sudo python3 setup.py install"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("uv run python scripts/make_pyi.py", "uv run pytest tests/units", "uv sync", "poetry run python x.py"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # without "bare", the program is the program however it is run
+    _, evaluator = _compiled("- Never run `python`.")
+    assert _decide(evaluator, "Bash", {"command": "uv run python scripts/make_pyi.py"}) == "block"
