@@ -76,6 +76,7 @@ class Clause:
     scope_text: str = ""  # the words of the governed clause, lower-cased
     headed: bool = False  # the sentence opens with a §5a header label (CRITICAL:, DO NOT:, ...)
     commas: frozenset[int] = frozenset()  # the words of scope_text a comma follows ("rebase, amend or force-push")
+    quoted_words: bool = False  # its objects are quoted words ('Never "Netbox"'): text, which prose files hold too
 
     def record(self) -> ClauseRecord:
         """The IR's record of it."""
@@ -442,6 +443,50 @@ def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
         and part[opening + 1].type == "CODE" and part[opening + 2] == ")"
 
 
+_QUOTES = frozenset({'"', "“", "”"})
+_QUOTED_NAME = re.compile(r"^[A-Za-z][\w.-]*$")
+
+
+def _quoted_names(part: tuple[InlineToken, ...], marker: int, words: dict[str, frozenset[str]]) -> tuple[InlineToken, ...]:
+    """'Never "Netbox"', 'Never use "any".', 'Prefer "Postgres" instead of "PostgreSQL"': a clause that names nothing in
+    backticks and whose rule word (and a writing verb) is followed by one quoted word, or a list of them, and nothing that
+    continues the noun phrase, names that word as text: the quote reads as a code span. A quoted word before a noun
+    ("no "magic" numbers", '"Act" comments') is a description, not the text, and stays words."""
+    if marker < 0 or any(t.type in ("CODE", "PATH") for t in part):
+        return part
+    k = marker + 1
+    while k < len(part) and (part[k].type == "EMPH" or part[k].type == "WORD" and part[k].norm in ("use", "using", "write", "writing")):
+        k += 1
+    out, found, rejected_side = list(part[:k]), False, False
+    while k < len(part):
+        if part[k] in _QUOTES and k + 2 < len(part) and part[k + 2] in _QUOTES and part[k + 1].type == "WORD" \
+                and _QUOTED_NAME.match(part[k + 1]):
+            name = _token(str(part[k + 1]), "CODE", 0, len(part[k + 1]))
+            name.start_pos, name.end_pos = part[k].start_pos, part[k + 2].end_pos
+            out.append(name)
+            found, k = True, k + 3
+            continue
+        tok = part[k]
+        if found and (tok == "," or tok.type == "WORD" and tok.norm in ("or", "and", "nor")) and k + 1 < len(part) and (
+                part[k + 1] in _QUOTES or tok == "," and not rejected_side and part[k + 1].norm in words["quoted_rejecting"]):
+            out.append(tok)
+            k += 1
+            continue
+        if found and not rejected_side and tok.type == "WORD" and tok.norm in words["quoted_rejecting"]:
+            # "… instead of "PostgreSQL"": the rejected side, quoted the same way
+            while k < len(part) and part[k].type == "WORD" and part[k].norm in words["quoted_rejecting"]:
+                out.append(part[k])
+                k += 1
+            rejected_side = True
+            continue
+        break
+    if not found:
+        return part
+    if k < len(part) and not (part[k].type in ("PUNCT", "OTHER") and part[k] != "(" or part[k].type == "WORD" and part[k].norm in words["quoted_enders"]):
+        return part  # "no "magic" numbers": the quote describes the noun after it
+    return (*out, *part[k:])
+
+
 def _segments(sentence: Sentence, markers: list[Marker]) -> list[tuple[int, int]]:
     """InlineToken ranges split at clause breaks and at every marker."""
     starts = {m.index for m in markers if m.index > 0} | {m.exception for m in markers if m.exception > 0}
@@ -578,12 +623,18 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             bucket = parts.alternatives if opener in _ALTERNATIVE_OPENERS else parts.examples if opener in _EXAMPLE_OPENERS \
                 else parts.main if _names_the_files(part, i) or _glosses(part, i) else parts.asides
             continue
+        if tok == ")" and not depth and bucket is parts.main and seen_object:
+            # "always return `async Task` (never `async void`) and `await` …": the parenthesis that held the rule word
+            # closes, and the sentence goes back to what it recommends
+            bucket = parts.alternatives
+            continue
         if depth:
             depth += (tok == "(") - (tok == ")")
             if not depth:
                 bucket = parts.main if not parts.qualifiers else parts.qualifiers[-1]
                 continue
-        elif tok == ":" and i + 1 < len(part) and part[i + 1].type == "WORD" and part[i + 1][:1].isupper():
+        elif tok == ":" and i + 1 < len(part) and part[i + 1].type == "WORD" and part[i + 1][:1].isupper() \
+                and not _rule_word_label(part[:i]):
             bucket = parts.asides  # "NEVER use code regions: If complexity suggests …, refactor": an explanation
         elif tok == ":" and bucket is parts.rejected:
             bucket = parts.asides  # "Use Maven Wrapper, not system Maven: `./mvnw`": the colon names the recommended one
@@ -623,6 +674,9 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
                     and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed"):
                 bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
+            elif word == "for" and parts.qualifiers and bucket is parts.qualifiers[-1] and bucket[0].norm == "without" \
+                    and lexicon.qualifiers["person"].search(_qualifier_text(bucket)):
+                pass  # "without explicit user approval for the exact rule": what the person approves, part of the exception
             elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
                 seen_object or sum(t.type == "WORD" for t in parts.main) >= 2
             ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
@@ -632,6 +686,14 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
             seen_object = True
         bucket.append(tok)
     return parts
+
+
+def _rule_word_label(before) -> bool:
+    """"**Don't**: Use the `any` type": the words before the colon are the rule word alone, a label for the rule that
+    follows it, not a rule the colon goes on to explain."""
+    words = [t.norm for t in before if t.type != "EMPH"]
+    return bool(words) and all(t.type in ("WORD", "EMPH") for t in before) \
+        and tuple(words) in {phrase for found in load_ladder().phrases.get(words[0], []) for phrase in found[:1]}
 
 
 def _plain_plural(token: InlineToken, lexicon) -> bool:
@@ -842,11 +904,15 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
     coordinated = {m.index for m in markers if m.index > own[0] and (
         m.marker_class == governing.marker_class or polarity == "negative" == load_ladder().classes[m.marker_class].polarity)}
     examples = _in_example(tokens)
+    quoted_own = False
     for start, end in segments:
         part = tokens[start:end]
         lead = part[0].norm if part[0].type == "WORD" else ""
         objs = _objects(part, lexicon) if (start, end) != own else []  # (the own clause's are read from its parts)
         if (start, end) == own:
+            quoted = _quoted_names(part, governing.index - start, lexicon.clause_words)
+            quoted_own, part = quoted is not part, quoted
+            clause.quoted_words = quoted_own
             parts = _split_clause(part, lexicon, polarity == "positive")
             clause.objects = (_objects(parts.main, lexicon) or _bare_objects(tuple(parts.main), lexicon.programs, lexicon.edit_verbs)
                               or _program_alone(parts.main, governing, lexicon.family_tools))
@@ -925,6 +991,9 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             _read_subject(clause, part, lexicon)
         elif (lead in ("instead", "rather") or (lead == "over" and polarity == "positive")) and start not in examples:
             # (not inside "(e.g., `<C visible={true} />` instead of `<C visible />`)": an example pair, not the rule's sides)
+            if quoted_own:  # 'Prefer "Postgres" instead of "PostgreSQL"': the rejected side is quoted the same way
+                part = _quoted_names(part, 1 if len(part) > 1 and part[1].norm in ("of", "than") else 0, lexicon.clause_words)
+                objs = _objects(part, lexicon)
             side = _split_clause(part[1:], lexicon, False).main  # ("over something such as `X`": X is an example)
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(_objects(side, lexicon))
             if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down

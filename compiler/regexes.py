@@ -55,6 +55,13 @@ _WRAPPERS = (
     r"[\w.~$-]*/",  # a directory of the program: /usr/bin/, ./node_modules/.bin/
 )
 COMMAND_START = POSITION + "(?:" + "|".join(_WRAPPERS) + ")*"
+# "never bare `python`": the program run directly, not through a runner that picks its environment (`uv run`,
+# `npx`, `python -m`, `pnpm exec`); the other wrappers (sudo, env, a directory, …) still stand before it
+_RUNNERS = frozenset({r"(?:uv|poetry|pipenv|pdm|hatch|pipx|rye)[ \t]+run[ \t]+", r"(?:pnpm|npm|yarn|bundle)[ \t]+(?:exec|dlx)[ \t]+",
+                      r"bun[ \t]+x[ \t]+", r"python[0-9.]*[ \t]+-m[ \t]+"})
+BARE_START = POSITION + "(?:" + "|".join(
+    r"(?:sudo|doas|env|builtin|exec|nohup|time|nice|xargs)[ \t]+" if w.startswith("(?:sudo|") else w  # (not npx, bunx, uvx)
+    for w in _WRAPPERS if w not in _RUNNERS) + ")*"
 # Options a program takes before its subcommand (`git -C dir push`); the text
 # between the program and its first subcommand word.
 _GLOBAL_OPTIONS = {

@@ -17,7 +17,20 @@ from .clauses import MCP_TOOL, Clause
 from .ir import ClauseObject, ClauseObjectKind, Pattern, SequenceRecord, TriggerKind, TriggerRecord, kind_label
 from .ladder import load_ladder
 from .ordinary import required_literals
-from .regexes import POSITION, any_of, command_regex, glob_to_regex, identifier_regex, js_escape, lexicon_regex, mcp_tools, missing_flags_regex, open_call
+from .regexes import (
+    BARE_START,
+    COMMAND_START,
+    POSITION,
+    any_of,
+    command_regex,
+    glob_to_regex,
+    identifier_regex,
+    js_escape,
+    lexicon_regex,
+    mcp_tools,
+    missing_flags_regex,
+    open_call,
+)
 
 _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one thing ("Testing & Quality")
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
@@ -255,7 +268,7 @@ def infer_trigger(clause: Clause, polarity: str, lex: Lexicon | None = None) -> 
         # recommends instead is the wrapper, which must do what everyone else must not
         wrappers = [o.text for o in clause.alternatives
                     if (o.kind == ClauseObjectKind.PATH or _surely_a_path(o.text)) and _A_FILE.search(o.text)]
-        if not trigger.file_scope:
+        if not trigger.file_scope and not clause.quoted_words:  # (a quoted word is text, which prose files hold too)
             trigger.file_scope = _code_scope(["!" + w for w in wrappers], lex)
         elif wrappers:
             trigger.file_scope = f"^(?!.*{any_of([glob_to_regex(w) for w in wrappers])})(?=.*(?:{trigger.file_scope}))"
@@ -284,6 +297,19 @@ def _code_scope(globs: list[str], lex: Lexicon) -> str:
     return scope_regex([*globs, *("!" + g for g in lex.tools["prose_files"])])
 
 
+_MODIFIED_CLASSES = re.compile(r"((?:`[a-z]+`\s+(?:(?:or|and|nor)\s+)?)+)classes\b")
+
+
+def _class_modifiers(clause: Clause, objects: list[ClauseObject]) -> list[str]:
+    """The keywords named right before "classes" ("`final` or `readonly` classes"), when they are every object."""
+    found = _MODIFIED_CLASSES.search(clause.scope_text)
+    named = re.findall(r"`([a-z]+)`", found.group(1)) if found else []
+    return named if named and sorted(o.text for o in objects) == sorted(named) else []
+
+
+_ELIDED_IMPORT = re.compile(r"^import\s+(?:\.\.\.|…|\{\s*(?:\.\.\.|…)\s*\}|\*\s+as\s+(?:\.\.\.|…))\s+from\s+(['\"])([^'\"\s]+)\1;?$")
+
+
 def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | None:
     objects = clause.instead_of if polarity == "positive" else clause.objects
     if polarity == "positive" and not clause.instead_of:
@@ -293,6 +319,20 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     verb = clause.verb
     if polarity == "negative" and (pushed := _PUSH_TO_URL.match(clause.scope_text)):
         return _push_url_trigger(pushed.group(1), pushed.group(2), lex)  # "Never push branches to `https://github.com/o/r`"
+    if objects and polarity == "negative" and (modifiers := _class_modifiers(clause, objects)):
+        # "Do not use `final` or `readonly` classes": a class declared with those modifiers, not every use of the words
+        # (a `readonly` property is no readonly class)
+        regex = r"\b(?:" + any_of([js_escape(m) for m in modifiers]) + r")\s+(?:[a-z]+\s+){0,3}class\s+[A-Za-z_$]"
+        declared = Trigger(TriggerKind.CONTENT, list(lex.tools["content"]),
+                           [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]],
+                           summary=_slug_words([*modifiers, "classes"]), interpreted=True, values=modifiers)
+        declared.file_scope = _code_scope(clause.file_scope, lex)
+        return declared
+    if objects and all(_ELIDED_IMPORT.match(o.text) for o in objects):
+        # "Never `import ... from 'path'`": an import statement whose names are elided is any import of that module alone
+        anything = _module_trigger([_ELIDED_IMPORT.match(o.text).group(2) for o in objects], lex, exact=True)  # type: ignore[union-attr]
+        anything.file_scope = _code_scope(clause.file_scope, lex)
+        return anything
     if verb in lex.unobservable_verbs:
         # "do not post `@claude review`": a message, not a file's content; "never reply to an issue" is a command
         return None if objects else _prose_trigger(clause, lex, polarity)
@@ -308,6 +348,10 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         # "import `X` from Y" forbids that import only; "from a barrel file" names no module. "use `expect` from
         # Vitest" is an import when the module ends the clause ("use the tool from agent sessions" is not one)
         if verb.startswith("import") and re.search(r"\bimport\s+from\s", clause.scope_text):
+            if any(re.search(r"\s", o.text) for o in objects):
+                # "Import from internal paths: `import { Widget } from '@lumino/widgets/lib/widget'`": a statement that
+                # shows the kind of path meant, no module to name
+                return None
             # "NEVER import from `@trpc/*/src`", "must not import from `vitest` or `vitest/node`": every object is a module
             anything = _module_trigger([o.text for o in objects], lex, exact=bool(_ENTRY_POINT.search(clause.scope_text)))
             anything.file_scope = _code_scope(clause.file_scope, lex)
@@ -348,7 +392,7 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
             if clause.file_scope and kind == "path":
                 trigger.file_scope = scope_regex(clause.file_scope)
             elif clause.file_scope and kind == "content":
-                trigger.file_scope = _code_scope(clause.file_scope, lex)
+                trigger.file_scope = scope_regex(clause.file_scope) if clause.quoted_words else _code_scope(clause.file_scope, lex)
             return trigger
     return _prose_trigger(clause, lex, polarity)
 
@@ -665,8 +709,15 @@ def _scripts(obj: ClauseObject, lex: Lexicon) -> list[str]:
     return [f"{runner} {obj.text}" for runner in lex.script_runners]
 
 
+_BARE = re.compile(r"\b(?:bare|plain|raw)\s+`")
+
+
 def _command_trigger(texts: list[str], clause: Clause, lex: Lexicon) -> Trigger:
-    pattern = Pattern(field="command", regex=command_regex(texts, lex.versioned), flags="")
+    regex = command_regex(texts, lex.versioned)
+    if (bare := _BARE.search(clause.scope_text)) and clause.scope_text.find("`", bare.start()) == clause.scope_text.find("`"):
+        # "Use `uv` for everything — never bare `python`": the program run directly, not through `uv run` or `python -m`
+        regex = regex.replace(COMMAND_START, BARE_START)
+    pattern = Pattern(field="command", regex=regex, flags="")
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [pattern, *_exception_patterns("command", texts, clause, lex)],
                    keywords=_keywords(texts, lex.versioned), summary=_slug_words(texts),
                    interpreted=any(o.kind == ClauseObjectKind.WORD for o in clause.objects), values=texts)

@@ -1969,3 +1969,173 @@ def test_a_call_of_a_call_with_open_arguments_is_that_nesting():
 ])
 def test_near_misses_of_the_recall26_readings_are_no_hook_rule(line):
     assert _rules(line + "\n") == []
+
+
+def test_a_quoted_word_after_the_rule_word_is_that_text():
+    # netbox-community/netbox CLAUDE.md, pytorch/executorch CLAUDE.md, outline/outline AGENTS.md, tensorzero AGENTS.md
+    # (held-out sets 14, 23, 27, 25): a word in double quotes right after the rule word (or "use") is the text itself,
+    # in prose files too
+    _, evaluator = _compiled('- Never "Netbox" or other variations')
+    assert _decide(evaluator, "Edit", {"file_path": "docs/models/dcim/device.md", "old_string": "a",
+                                       "new_string": "A device in Netbox represents hardware.\n"}) == "block"
+    for path, content in (("docs/models/dcim/device.md", "A device in NetBox represents hardware.\n"),
+                          ("netbox/dcim/models/devices.py", "from netbox.models import NetBoxModel\n")):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": content}) == "allow"
+    _, evaluator = _compiled('- Never use "any".')
+    assert _decide(evaluator, "Write", {"file_path": "app/utils/parse.ts", "content": "export function f(input: any) {\n"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "app/utils/parse.ts", "content": "// any of these values may be null\n"}) == "allow"
+    imp, evaluator = _compiled('- Prefer "Postgres" instead of "PostgreSQL" in comments, error messages, docs, etc.')
+    assert imp.action == "warn" and imp.admission.decision == "admitted"
+    def warned(content: str) -> bool:
+        return bool(evaluator.evaluate({"tool_name": "Edit", "tool_input": {"file_path": "src/db/mod.rs", "old_string": "a",
+                                                                          "new_string": content}}).warnings)
+    assert warned("    // Connect to PostgreSQL and run the migrations\n")
+    assert not warned("    // Connect to Postgres and run the migrations\n")
+
+
+@pytest.mark.parametrize("line", [
+    'Never use "magic" numbers.',  # the quote describes the noun after it
+    'Do not emit "Act", "Arrange" or "Assert" comments.',
+    'Never "fix" tests by deleting them.',  # a scare-quoted verb
+    'Don\'t "improve" adjacent code, comments, or formatting.',  # effect-ts: the same
+    'Do not say "done" until tests pass.',  # said to a person
+    'Never use `eval`; "safe" wrappers are no better.',  # a clause with a code span keeps reading it
+])
+def test_near_misses_of_quoted_words_are_no_quoted_text_rule(line):
+    rules = _rules(f"- {line}\n")
+    assert all(not any(p["regex"] in (r"\bmagic\b", r"\bfix\b", r"\bimprove\b", r"\bdone\b", r"\bsafe\b", r"\bAct\b")
+                       for p in r["patterns"]) for r in rules), rules
+
+
+def test_runtime_code_paths_are_the_code_outside_tests():
+    # fluxcd/flux2 AGENTS.md (held-out set 27): "in runtime code paths" is production code, as "in runtime code" is
+    imp, evaluator = _compiled("- Never use `panic` in runtime code paths.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    edit = {"old_string": "a", "new_string": "\t\tpanic(err)\n"}
+    assert _decide(evaluator, "Edit", {"file_path": "cmd/flux/create_source_git.go", **edit}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "cmd/flux/create_source_git_test.go", **edit}) == "allow"
+    # which code paths are hot is for a reader to judge
+    (imp,) = compile_sources([source_from_bytes("AGENTS.md", b"- Never use `panic` in hot code paths.\n")]).imperatives
+    assert "pass1" not in imp.routes
+
+
+def test_a_bold_rule_word_label_before_a_colon_governs_what_follows():
+    # jupyterlab/jupyterlab AGENTS.md (held-out set 27): "**Don't**:" labels the rule after the colon
+    imp, evaluator = _compiled("- **Don't**: Use the `any` type; prefer `unknown` with type guards")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Edit", {"file_path": "packages/app/src/a.ts", "old_string": "a",
+                                       "new_string": "function f(x: any) {}\n"}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "packages/app/src/a.ts", "old_string": "a",
+                                       "new_string": "function f(x: unknown) {}\n"}) == "allow"
+    # an import statement after "import from <kind of path>:" shows the kind, it names no module
+    imp, _ = _compiled("- **Don't**: Import from internal paths: `import { Widget } from '@lumino/widgets/lib/widget'`")
+    assert "pass1" not in imp.routes
+    # a colon after more than the rule word still opens an explanation, whose names are not the rule's
+    imp, _ = _compiled("- Never use plain objects here: Use `Map` for caches instead.")
+    assert imp.trigger is None or "Map" not in imp.trigger.values
+
+
+def test_an_import_statement_with_its_names_elided_is_any_import_of_that_module():
+    # vitest-dev/vitest AGENTS.md (held-out set 11)
+    imp, evaluator = _compiled("- Never `import ... from 'path'`; it is an ESLint error everywhere.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    def decide(content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": "packages/vitest/src/node/pool.ts", "old_string": "a", "new_string": content})
+    assert decide("import { resolve } from 'path'\n") == "block" and decide("import path from 'path'\n") == "block"
+    for content in ("import { resolve } from 'pathe'\n", "import { resolve } from 'node:path'\n", "import x from 'path/posix'\n",
+                    "const path = join(root, 'src')\n"):
+        assert decide(content) == "allow", content
+    # an import with its names spelled out is that statement, not every import of the module
+    imp, _ = _compiled("- Never `import { resolve } from 'path'`.")
+    assert imp.trigger is None or "path" not in imp.trigger.values
+
+
+def test_what_a_named_thing_is_for_anyway_does_not_narrow_it():
+    # PostHog/posthog AGENTS.md (held-out set 7): an SQL clause is in SQL statements wherever it is written
+    imp, evaluator = _compiled("- NEVER use `ON CLUSTER` clause in SQL statements")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    path = "posthog/clickhouse/migrations/0123_events_add_foo.py"
+    assert _decide(evaluator, "Write", {"file_path": path, "content": 'run_sql("ALTER TABLE e ON CLUSTER \'posthog\' ADD COLUMN foo")\n'}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": path, "content": 'run_sql(ADD_FOO_COLUMN_SQL(on_cluster=False))\n'}) == "allow"
+    imp, _ = _compiled("- Do not use `pip` for dependency management")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    # other purposes and places still narrow the rule
+    for line in ("- Never use `ON CLUSTER` in local SQL statements", "- Do not use `pip` for dependency management in CI"):
+        imp, _ = _compiled(line)
+        assert "pass1" not in imp.routes, line
+
+
+def test_what_a_person_approves_is_part_of_the_exception():
+    # langfuse/langfuse AGENTS.md (held-out set 2): "approval for the exact rule and scope" says what is approved
+    imp, evaluator = _compiled("- Do not add or widen ESLint disable comments or config overrides\n"
+                               "  without explicit user approval for the exact rule and scope.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    path = "web/src/features/evals/server/service.ts"
+    assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "  // eslint-disable-next-line no-any\n"}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "  // TODO: handle the empty state\n"}) == "allow"
+    # a "for" after any other "without" still narrows the rule
+    imp, _ = _compiled("- Do not add ESLint disable comments without a tracking issue for the exact rule.")
+    assert "pass1" not in imp.routes
+
+
+def test_any_other_linting_suppression_is_every_inline_lint_suppression():
+    # MystenLabs/sui CLAUDE.md (held-out set 18): the names, then the class they are of
+    imp, evaluator = _compiled("- **NEVER use `#[allow(dead_code)]`, `#[allow(unused)]`, or any other linting suppressions**")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    def decide(content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": "crates/sui-core/src/authority.rs", "old_string": "a", "new_string": content})
+    for content in ("#[allow(dead_code)]\nfn legacy() {}\n", "#![allow(unused)]\n", "#[allow(clippy::too_many_arguments)]\n"):
+        assert decide(content) == "block", content
+    for content in ("#[derive(Debug, Clone)]\n", "#[cfg(test)]\n", "    // allow unused validators to rejoin\n"):
+        assert decide(content) == "allow", content
+    # taking a suppression out is what the sentence asks for
+    imp, _ = _compiled("- Do not remove lint suppressions.")
+    assert "pass1" not in imp.routes
+
+
+def test_keywords_named_before_classes_are_class_modifiers():
+    # filamentphp/filament AGENTS.md (held-out set 20): a class declared with the modifiers, not every use of the words
+    imp, evaluator = _compiled("- Do not use `final` or `readonly` classes")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    def decide(content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": "packages/forms/src/Components/TextInput.php", "old_string": "a",
+                                           "new_string": content})
+    for content in ("final class TextInput extends Field\n", "readonly class FieldState\n", "final readonly class ColumnSpan\n"):
+        assert decide(content) == "ask", content
+    for content in ("class TextInput extends Field\n", "    public readonly string $name;\n",
+                    "    public function __construct(protected readonly string $model) {}\n", "// the final result\n"):
+        assert decide(content) == "allow", content
+    # a keyword named alone is the keyword wherever it is written
+    imp, evaluator = _compiled("- Never use `readonly` in this package.")
+    assert imp.trigger is None or "class" not in imp.trigger.patterns[0].regex
+
+
+def test_a_parenthesised_prohibition_ends_at_its_parenthesis():
+    # dotnet/msbuild tests.instructions.md (held-out set 22): "(never `async void`) and `await` …" goes back to what the
+    # sentence recommends; a test project named by its suffix (`Build.UnitTests/`, `*_Tests.cs`) holds tests
+    imp, evaluator = _compiled("- For async tests, always return `async Task` (never `async void`) and `await` asynchronous operations.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    path = "src/Build.UnitTests/BackEnd/TaskBuilder_Tests.cs"
+    def decide(path: str, content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": content})
+    assert decide(path, "        public async void BuildSucceedsWithCancellation()\n") == "block"
+    for content in ("        public async Task BuildSucceeds()\n", "            await service.DoWorkAsync();\n"):
+        assert decide(path, content) == "allow", content
+    assert decide("src/Build/BackEnd/TaskBuilder.cs", "        public async void OnEvent()\n") == "allow"  # not a test
+    # a qualifier after the parenthesis still narrows the rule
+    imp, _ = _compiled("- Use `pnpm` (never `npm`) for installs.")
+    assert "pass1" not in imp.routes
+
+
+def test_a_bare_program_is_the_program_run_without_a_runner():
+    # reflex-dev/reflex AGENTS.md (held-out set 11): "never bare `python`" leaves `uv run python` to the agent
+    imp, evaluator = _compiled("- Use `uv` for everything — never bare `python` or `python3`.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("python scripts/make_pyi.py", "python3 -m pytest tests/units", 'python -c "import reflex"',
+                    "cd app && python manage.py", "sudo python3 setup.py install"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("uv run python scripts/make_pyi.py", "uv run pytest tests/units", "uv sync", "poetry run python x.py"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # without "bare", the program is the program however it is run
+    _, evaluator = _compiled("- Never run `python`.")
+    assert _decide(evaluator, "Bash", {"command": "uv run python scripts/make_pyi.py"}) == "block"
