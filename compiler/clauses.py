@@ -414,6 +414,7 @@ def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
 
 _FILE_ENDING = re.compile(r"^`?\*?\.\w+(?:\.\w+)*`?$")
 _FILE_GLOB = re.compile(r"^`?[\w.*/-]*\*[\w.*/-]*\.\w+`?$")  # `.github/workflows/*.lock.yml`
+_FILE_FOLDER = re.compile(r"^`?\.?[\w-]+(?:/[\w.-]+)*/`?$")  # `build/`, `.ccache/`
 
 
 def _ending_files(tokens) -> bool:
@@ -426,12 +427,27 @@ def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
     """"the generated golden files (`.sql.out`)", "lock files (`.github/workflows/*.lock.yml`)": a parenthesis after
     "files" holding only file endings or globs names them."""
     before = next((t for t in reversed(part[:opening]) if t.type != "EMPH"), None)  # ("**lock files** (`…`)")
-    if before is None or before.norm not in ("file", "files"):
+    if before is None or before.norm not in ("file", "files", "artifacts", "artefacts"):
         return False
+    # ("build artifacts (`build/`, `.ccache/`, `*.o`)": their folders too)
     inside = list(itertools.takewhile(lambda t: t != ")", part[opening + 1 :]))
     endings = [t for t in inside if t.type == "CODE"]
-    return bool(endings) and all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) for t in endings) \
+    return bool(endings) and all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) or _FILE_FOLDER.match(str(t))
+                                 for t in endings) \
         and all(t.type == "CODE" or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside)
+
+
+def _enumerates_the_files(part, own, objs, lexicon) -> bool:
+    """"generated files — notably `**/zz_generated*.go`, everything under `webui/static/`": a later segment that
+    opens with a word that names members ("notably", "namely") after a clause that ends on "files", and names only
+    files, folders or globs, says which files the clause means."""
+    words = [t for t in part if t.type == "WORD"]
+    last = next((t for t in reversed(own) if t.type == "WORD"), None)
+    return bool(words) and words[0].norm in lexicon.clause_words["enumerating"] and last is not None \
+        and last.norm in ("files", "directories", "folders", "artifacts", "artefacts") \
+        and not any(t.type == "WORD" for t in part[: part.index(words[0])]) \
+        and all(o.kind in (ClauseObjectKind.CODE, ClauseObjectKind.PATH) and (
+            _FILE_ENDING.match(o.text) or _FILE_GLOB.match(o.text) or _FILE_FOLDER.match(o.text)) for o in objs)
 
 
 def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
@@ -625,13 +641,25 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                 bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
             elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
                 seen_object or sum(t.type == "WORD" for t in parts.main) >= 2
-            ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
+            ) and not _coordinated_place(part, i, words):
+                # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
         if not seen_object and bucket is parts.main and _is_object_token(tok, lexicon):
             seen_object = True
         bucket.append(tok)
     return parts
+
+
+def _coordinated_place(part, i: int, words) -> bool:
+    """"Never edit `zz_generated.*` or content in `pkg/client/`": a second object, what a place holds, joined to the
+    first by "or"/"and" (the place is what is forbidden, not where the first is)."""
+    return _word_at(part, i - 2) in ("or", "and") and _word_at(part, i - 1) in words["place_contents"] \
+        and i + 1 < len(part) and part[i + 1].type in ("CODE", "PATH")
+
+
+def _word_at(part, k: int) -> str:
+    return part[k].norm if 0 <= k < len(part) and part[k].type == "WORD" else ""
 
 
 def _plain_plural(token: InlineToken, lexicon) -> bool:
@@ -933,6 +961,11 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             # ("Only commit when explicitly asked": the sentence form's exception, as "unless asked" is one)
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
+        elif start > own[0] and polarity == "negative" and not clause.objects and objs \
+                and _enumerates_the_files(part, tokens[own[0] : own[1]], objs, lexicon):
+            # "Do not hand-edit generated files — notably `**/zz_generated*.go` and `webui/static/`": the files it means
+            clause.objects.extend(objs)
+            clause.scope_text += " " + " ".join(t.norm for t in part if t.type in ("WORD", "CODE", "PATH"))
         elif start in coordinated:
             # "Never push to `upstream` (and never push to `main` …)": a second prohibition of the same strength
             clause.objects.extend(o for o in objs if o not in clause.objects)
