@@ -427,14 +427,17 @@ def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
     """"the generated golden files (`.sql.out`)", "lock files (`.github/workflows/*.lock.yml`)": a parenthesis after
     "files" holding only file endings or globs names them."""
     before = next((t for t in reversed(part[:opening]) if t.type != "EMPH"), None)  # ("**lock files** (`…`)")
-    if before is None or before.norm not in ("file", "files", "artifacts", "artefacts"):
-        return False
-    # ("build artifacts (`build/`, `.ccache/`, `*.o`)": their folders too)
     inside = list(itertools.takewhile(lambda t: t != ")", part[opening + 1 :]))
-    endings = [t for t in inside if t.type == "CODE"]
-    return bool(endings) and all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) or _FILE_FOLDER.match(str(t))
-                                 for t in endings) \
-        and all(t.type == "CODE" or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside)
+    endings = [t for t in inside if t.type in ("CODE", "PATH")]
+    if not endings or not all(t.type in ("CODE", "PATH") or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside):
+        return False
+    if before is None or before.norm not in ("file", "files", "artifacts", "artefacts"):
+        # "new markdown (.md) files": file endings alone, right before "files"
+        after = part[opening + len(inside) + 2] if opening + len(inside) + 2 < len(part) else None
+        return after is not None and after.type == "WORD" and after.norm in ("file", "files") \
+            and all(_FILE_ENDING.match(str(t)) for t in endings)
+    # ("build artifacts (`build/`, `.ccache/`, `*.o`)": their folders too)
+    return all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) or _FILE_FOLDER.match(str(t)) for t in endings)
 
 
 def _enumerates_the_files(part, own, objs, lexicon) -> bool:

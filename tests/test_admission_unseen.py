@@ -2198,3 +2198,29 @@ def test_a_prefix_before_the_word_branch_is_the_branch_prefix():
 ])
 def test_near_misses_of_a_prefix_before_the_word_branch(line):
     assert _rules(line + "\n") == []
+
+
+def test_a_file_ending_alone_in_parentheses_names_the_files():
+    # browser-use/browser-use CLAUDE.md (held-out set 2), outline/outline AGENTS.md (held-out set 27): no backticks
+    imp, evaluator = _compiled("NEVER proactively create documentation files (*.md) or README files.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for path in ("docs/new-feature.md", "README_TOOLS.md"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "ask", path
+    for path in ("browser_use/tools/service.py", "tests/ci/test_tools.py"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow", path
+    imp, evaluator = _compiled("Critical – Do not create new markdown (.md) files.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Write", {"file_path": "server/commands/README.md", "content": "x"}) == "ask"
+    for path in ("server/commands/documentCreator.ts", "shared/i18n/locales/en_US/translation.json"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow", path
+    # creating is writing a new file: editing an existing one stays allowed
+    assert _decide(evaluator, "Edit", {"file_path": "docs/x.md", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "Do not create new files (e.g. .md).",  # an example, not the files
+    "Do not write markdown (.md) tables in code comments.",  # not files
+    "Avoid long lines in config (.toml) sections.",
+])
+def test_an_ending_in_parentheses_that_names_no_files_is_no_hook_rule(line):
+    assert _rules(line + "\n") == []
