@@ -2224,3 +2224,23 @@ def test_a_file_ending_alone_in_parentheses_names_the_files():
 ])
 def test_an_ending_in_parentheses_that_names_no_files_is_no_hook_rule(line):
     assert _rules(line + "\n") == []
+
+
+def test_a_required_commit_scope_is_a_conventional_type_with_its_scope():
+    # nrwl/nx CLAUDE.md (held-out set 18)
+    imp, evaluator = _compiled("Scope is **required** for all commits.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('git commit -m "fix: handle missing project graph"', 'git commit -m "feat: add --skip-sync flag"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('git commit -m "fix(core): handle missing project graph"', 'git commit -m "feat(nx-dev): add --skip-sync flag"',
+                    "git commit --amend --no-edit", 'git commit -m "Update readme"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Always keep commits small in scope.",  # the size of a change
+    "PR titles must have a scope.",  # not commits
+    "A scope is optional for commits.",
+])
+def test_near_misses_of_a_required_commit_scope(line):
+    assert _rules(line + "\n") == []
