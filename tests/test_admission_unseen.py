@@ -2244,3 +2244,22 @@ def test_a_required_commit_scope_is_a_conventional_type_with_its_scope():
 ])
 def test_near_misses_of_a_required_commit_scope(line):
     assert _rules(line + "\n") == []
+
+
+def test_introducing_new_libraries_is_installing_packages():
+    # temporalio/temporal AGENTS.md (held-out set 12)
+    imp, evaluator = _compiled("- Do not introduce new third party libraries unless specifically requested.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("go get github.com/samber/lo@v1.47.0", "go get github.com/stretchr/objx"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("go mod tidy", "go build ./...", "make proto"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Do not introduce new abstractions or libraries of helpers.",
+    "Never introduce breaking changes to library APIs.",
+    "Do not introduce cyclic dependencies between packages.",
+])
+def test_introducing_what_is_no_package_installs_nothing(line):
+    assert _rules(line + "\n") == []
