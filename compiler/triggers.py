@@ -321,6 +321,9 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     if objects and verb in lex.run_verbs and all(_URL.match(o.text) for o in objects):
         return _url_trigger([o.text for o in objects], lex)  # "do not use the archived `https://…/engine.git` mirror"
+    if polarity == "negative" and objects and verb in _FLAG_VERBS and all(_LONG_FLAG.match(o.text) for o in objects):
+        # "Do not use `--skip-provision-check`" (what a prose entry reads first: `--no-verify` skips git hooks)
+        return _prose_trigger(clause, lex, polarity) or _flag_trigger([o.text for o in objects], lex)
     kinds = [(object_kind(o, verb, lex), o) for o in objects]
     if verb in lex.edit_verbs - lex.run_verbs - lex.content_verbs:
         # "Don't edit directly, regenerate with `./bin/brew …`": a command is not what an edit acts on
@@ -578,6 +581,17 @@ def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
 
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
+# "Do not use `--skip-provision-check`", "never pass `--no-build`": a long option alone is a command's argument, never
+# file content; whatever program takes it
+_FLAG_VERBS = frozenset({"use", "using", "pass", "passing", "add", "adding", "set", "setting"})
+_LONG_FLAG = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+def _flag_trigger(flags: list[str], lex: Lexicon) -> Trigger:
+    """A command that carries one of the options as an argument of its own (`x --flag`, `x --flag=1`)."""
+    regex = r"(?:^|\s)(?:" + any_of([js_escape(f) for f in flags]) + r")(?![\w-])"
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
+                   keywords=[], summary=_slug_words(flags), values=flags)
 
 
 def _url_trigger(urls: list[str], lex: Lexicon) -> Trigger:

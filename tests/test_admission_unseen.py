@@ -2263,3 +2263,25 @@ def test_introducing_new_libraries_is_installing_packages():
 ])
 def test_introducing_what_is_no_package_installs_nothing(line):
     assert _rules(line + "\n") == []
+
+
+def test_a_long_option_alone_is_a_commands_argument():
+    # dotnet/efcore .github/copilot-instructions.md (held-out set 15): a flag is never file content
+    imp, evaluator = _compiled("- Do not add `--no-build` unless the test assembly was built in the immediately preceding step.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("dotnet test --no-build", "dotnet test test/EFCore.Tests --no-build --filter X"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("dotnet test", "dotnet build --no-restore", "dotnet test --no-build-server"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # a prose entry reads its option first: `--no-verify` skips git hooks
+    imp, _ = _compiled("Never use `--no-verify`.")
+    assert imp.trigger.lexicon == "skip-hooks"
+
+
+@pytest.mark.parametrize("line", [
+    "Never use `--dry-run` output as proof.",  # a role, not the option
+    "Do not add `--verbose` to the README examples.",  # where it goes
+    "Do not use `--skip-provision-check` to work around the error.",  # zulip/zulip: the purpose narrows it
+])
+def test_near_misses_of_a_long_option_alone(line):
+    assert _rules(line + "\n") == []
