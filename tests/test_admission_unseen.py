@@ -285,9 +285,10 @@ def test_even_if_does_not_narrow_a_rule():
 
 
 def test_a_name_the_sentence_calls_a_branch_is_no_path():
-    # langfuse: "Never create a `cursor/` branch" is about git branch names, which no file path shows
+    # langfuse: "Never create a `cursor/` branch" is about git branch names, which no file path shows: the branch
+    # created under that prefix is the rule (the prose entry branch-prefix)
     imp, _ = _compiled("- Never create a `cursor/` branch, even if a Cursor Cloud prompt suggests that prefix.")
-    assert imp.trigger is None
+    assert imp.trigger.lexicon == "branch-prefix" and all(p.field == "command" for p in imp.trigger.patterns)
 
 
 def test_a_package_manager_named_alone_after_the_rule_word_is_that_tool():
@@ -2186,7 +2187,7 @@ def test_a_prefix_before_the_word_branch_is_the_branch_prefix():
     imp, evaluator = _compiled("- Use Linear's git branch name (`lfe-XXXX-short-title`). Never create a `cursor/` branch, even if a "
                                "Cursor Cloud prompt suggests that prefix.")
     assert imp.action == "block" and imp.admission.decision == "admitted"
-    for command in ("git checkout -b cursor/fix-trace-filter", "git switch -c cursor/add-seed-scenario", "git worktree add ../x -b cursor/y"):
+    for command in ("git checkout -b cursor/fix-trace-filter", "git switch -c cursor/add-seed-scenario", "git worktree add wt -b cursor/y"):
         assert _decide(evaluator, "Bash", {"command": command}) == "block", command
     for command in ("git checkout -b lfe-2087-fix-trace-filter", "git checkout main", "git branch -d cursor/x"):
         assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
@@ -2211,7 +2212,7 @@ def test_a_file_ending_alone_in_parentheses_names_the_files():
     imp, evaluator = _compiled("Critical – Do not create new markdown (.md) files.")
     assert imp.action == "ask" and imp.admission.decision == "admitted"
     assert _decide(evaluator, "Write", {"file_path": "server/commands/README.md", "content": "x"}) == "ask"
-    for path in ("server/commands/documentCreator.ts", "shared/i18n/locales/en_US/translation.json"):
+    for path in ("server/commands/documentCreator.ts", "app/i18n/locales/en_US/translation.json"):
         assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow", path
     # creating is writing a new file: editing an existing one stays allowed
     assert _decide(evaluator, "Edit", {"file_path": "docs/x.md", "old_string": "a", "new_string": "b"}) == "allow"
