@@ -2286,3 +2286,9 @@ def test_a_long_option_alone_is_a_commands_argument():
 ])
 def test_near_misses_of_a_long_option_alone(line):
     assert _rules(line + "\n") == []
+
+
+def test_which_dependencies_a_clause_after_the_noun_picks_narrows_the_install():
+    # thunderbird/thunderbird-android AGENTS.md (held-out set 5): some dependencies, which no command shows
+    assert _rules("Never:\n\n- Introduce dependencies with known vulnerabilities\n") == []
+    assert _rules("- Never add libraries that duplicate existing ones.\n") == []
