@@ -589,7 +589,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
     words = lexicon.clause_words
     depth, bucket = 0, parts.main
     pronouns, roles = load_ladder().relative_pronouns, _by_first_word(words["role_phrases"])
-    seen_object = False
+    seen_object = second_act = False  # (a "to" after a second act is its own, "or make changes to other files")
     for i, tok in enumerate(part):
         if tok == "(" and not depth:
             opener = part[i + 1].norm if i + 1 < len(part) else ""
@@ -639,8 +639,11 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                     and part[i + 1].norm in words["determiners"] and any(t.norm in words["placing_verbs"] for t in parts.main):
                 parts.qualifiers.append([])  # "never add `TODO` to the README": where it goes narrows the rule
                 bucket = parts.qualifiers[-1]
+            elif word == "or" and not positive and seen_object and bucket is parts.main and i + 1 < len(part) \
+                    and part[i + 1].type == "WORD" and part[i + 1].norm in words["second_verbs"]:
+                second_act = True  # "Do not run `dotnet format` or make formatting changes to …": another act follows
             elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
-                    and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed"):
+                    and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed") and not second_act:
                 bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
             elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
                 seen_object or sum(t.type == "WORD" for t in parts.main) >= 2

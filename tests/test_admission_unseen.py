@@ -2292,3 +2292,22 @@ def test_which_dependencies_a_clause_after_the_noun_picks_narrows_the_install():
     # thunderbird/thunderbird-android AGENTS.md (held-out set 5): some dependencies, which no command shows
     assert _rules("Never:\n\n- Introduce dependencies with known vulnerabilities\n") == []
     assert _rules("- Never add libraries that duplicate existing ones.\n") == []
+
+
+def test_a_to_after_a_second_act_is_that_acts_own():
+    # dotnet/sdk .github/copilot-instructions.md (held-out set 21): "to additional files" is where the formatting goes
+    imp, evaluator = _compiled("- Do not run `dotnet format` or make formatting changes to additional files.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("./.dotnet/dotnet format", "dotnet format sdk.slnx", "dotnet format whitespace src/Cli/dotnet/dotnet.csproj"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("./.dotnet/dotnet build src/Cli/dotnet/dotnet.csproj", "git diff --stat"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Do not run `npm publish` to test the package.",  # one act: the purpose narrows it
+    "Do not run `dotnet format` or other tools to reformat files.",  # "or" with no second act
+    "Do not run `dotnet format` in CI or make formatting changes to additional files.",  # a qualifier still narrows
+])
+def test_a_to_with_no_second_act_still_narrows(line):
+    assert _rules(line + "\n") == []
