@@ -415,6 +415,7 @@ def _as_extensions(objects: list[ClauseObject]) -> list[ClauseObject]:
 
 _FILE_ENDING = re.compile(r"^`?\*?\.\w+(?:\.\w+)*`?$")
 _FILE_GLOB = re.compile(r"^`?[\w.*/-]*\*[\w.*/-]*\.\w+`?$")  # `.github/workflows/*.lock.yml`
+_FILE_FOLDER = re.compile(r"^`?\.?[\w-]+(?:/[\w.-]+)*/`?$")  # `build/`, `.ccache/`
 
 
 def _ending_files(tokens) -> bool:
@@ -427,12 +428,30 @@ def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
     """"the generated golden files (`.sql.out`)", "lock files (`.github/workflows/*.lock.yml`)": a parenthesis after
     "files" holding only file endings or globs names them."""
     before = next((t for t in reversed(part[:opening]) if t.type != "EMPH"), None)  # ("**lock files** (`…`)")
-    if before is None or before.norm not in ("file", "files"):
-        return False
     inside = list(itertools.takewhile(lambda t: t != ")", part[opening + 1 :]))
-    endings = [t for t in inside if t.type == "CODE"]
-    return bool(endings) and all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) for t in endings) \
-        and all(t.type == "CODE" or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside)
+    endings = [t for t in inside if t.type in ("CODE", "PATH")]
+    if not endings or not all(t.type in ("CODE", "PATH") or t == "," or t.type == "WORD" and t.norm in ("or", "and") for t in inside):
+        return False
+    if before is None or before.norm not in ("file", "files", "artifacts", "artefacts"):
+        # "new markdown (.md) files": file endings alone, right before "files"
+        after = part[opening + len(inside) + 2] if opening + len(inside) + 2 < len(part) else None
+        return after is not None and after.type == "WORD" and after.norm in ("file", "files") \
+            and all(_FILE_ENDING.match(str(t)) for t in endings)
+    # ("build artifacts (`build/`, `.ccache/`, `*.o`)": their folders too)
+    return all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) or _FILE_FOLDER.match(str(t)) for t in endings)
+
+
+def _enumerates_the_files(part, own, objs, lexicon) -> bool:
+    """"generated files — notably `**/zz_generated*.go`, everything under `webui/static/`": a later segment that
+    opens with a word that names members ("notably", "namely") after a clause that ends on "files", and names only
+    files, folders or globs, says which files the clause means."""
+    words = [t for t in part if t.type == "WORD"]
+    last = next((t for t in reversed(own) if t.type == "WORD"), None)
+    return bool(words) and words[0].norm in lexicon.clause_words["enumerating"] and last is not None \
+        and last.norm in ("files", "directories", "folders", "artifacts", "artefacts") \
+        and not any(t.type == "WORD" for t in part[: part.index(words[0])]) \
+        and all(o.kind in (ClauseObjectKind.CODE, ClauseObjectKind.PATH) and (
+            _FILE_ENDING.match(o.text) or _FILE_GLOB.match(o.text) or _FILE_FOLDER.match(o.text)) for o in objs)
 
 
 def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
@@ -615,7 +634,7 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
     words = lexicon.clause_words
     depth, bucket = 0, parts.main
     pronouns, roles = load_ladder().relative_pronouns, _by_first_word(words["role_phrases"])
-    seen_object = False
+    seen_object = second_act = False  # (a "to" after a second act is its own, "or make changes to other files")
     for i, tok in enumerate(part):
         if tok == "(" and not depth:
             opener = part[i + 1].norm if i + 1 < len(part) else ""
@@ -671,15 +690,19 @@ def _split_clause(part: tuple[InlineToken, ...], lexicon, positive: bool) -> _Pa
                     and part[i + 1].norm in words["determiners"] and any(t.norm in words["placing_verbs"] for t in parts.main):
                 parts.qualifiers.append([])  # "never add `TODO` to the README": where it goes narrows the rule
                 bucket = parts.qualifiers[-1]
+            elif word == "or" and not positive and seen_object and bucket is parts.main and i + 1 < len(part) \
+                    and part[i + 1].type == "WORD" and part[i + 1].norm in words["second_verbs"]:
+                second_act = True  # "Do not run `dotnet format` or make formatting changes to …": another act follows
             elif word == "to" and seen_object and bucket is parts.main and i + 1 < len(part) and part[i + 1].type == "WORD" \
-                    and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed"):
+                    and part[i + 1].norm not in words["determiners"] and not part[i + 1].norm.endswith("ed") and not second_act:
                 bucket = parts.purpose  # "do not use `#[serde(default)]` to model optional collections"
             elif word == "for" and parts.qualifiers and bucket is parts.qualifiers[-1] and bucket[0].norm == "without" \
                     and lexicon.qualifiers["person"].search(_qualifier_text(bucket)):
                 pass  # "without explicit user approval for the exact rule": what the person approves, part of the exception
             elif word in words["qualifier_openers"] and bucket is not parts.rejected and (
                 seen_object or sum(t.type == "WORD" for t in parts.main) >= 2
-            ):  # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
+            ) and not _coordinated_place(part, i, words):
+                # "in tests" after the object; "add newsfragments for `providers/`": a place, not the object
                 parts.qualifiers.append([])
                 bucket = parts.qualifiers[-1]
         if not seen_object and bucket is parts.main and _is_object_token(tok, lexicon):
@@ -694,6 +717,17 @@ def _rule_word_label(before) -> bool:
     words = [t.norm for t in before if t.type != "EMPH"]
     return bool(words) and all(t.type in ("WORD", "EMPH") for t in before) \
         and tuple(words) in {phrase for found in load_ladder().phrases.get(words[0], []) for phrase in found[:1]}
+
+
+def _coordinated_place(part, i: int, words) -> bool:
+    """"Never edit `zz_generated.*` or content in `pkg/client/`": a second object, what a place holds, joined to the
+    first by "or"/"and" (the place is what is forbidden, not where the first is)."""
+    return _word_at(part, i - 2) in ("or", "and") and _word_at(part, i - 1) in words["place_contents"] \
+        and i + 1 < len(part) and part[i + 1].type in ("CODE", "PATH")
+
+
+def _word_at(part, k: int) -> str:
+    return part[k].norm if 0 <= k < len(part) and part[k].type == "WORD" else ""
 
 
 def _plain_plural(token: InlineToken, lexicon) -> bool:
@@ -1002,6 +1036,11 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             # ("Only commit when explicitly asked": the sentence form's exception, as "unless asked" is one)
             clause.exceptions.extend(objs)
             clause.condition = " ".join(t.norm for t in part if t.type == "WORD")
+        elif start > own[0] and polarity == "negative" and not clause.objects and objs \
+                and _enumerates_the_files(part, tokens[own[0] : own[1]], objs, lexicon):
+            # "Do not hand-edit generated files — notably `**/zz_generated*.go` and `webui/static/`": the files it means
+            clause.objects.extend(objs)
+            clause.scope_text += " " + " ".join(t.norm for t in part if t.type in ("WORD", "CODE", "PATH"))
         elif start in coordinated:
             # "Never push to `upstream` (and never push to `main` …)": a second prohibition of the same strength
             clause.objects.extend(o for o in objs if o not in clause.objects)

@@ -534,6 +534,7 @@ def _read_item_subject(clause: Clause, item: str) -> None:
 
 
 _POINTERS = frozenset({"that", "this", "it", "these", "those", "them"})
+_CHANGES_TO = re.compile(r"^(?:any\s+|your\s+)?changes\s+(?:to|in)\s+(?=\S)")
 
 
 def _read_antecedent(clause: Clause, before: tuple, earlier: bool = False) -> None:
@@ -548,6 +549,8 @@ def _read_antecedent(clause: Clause, before: tuple, earlier: bool = False) -> No
     if clause.objects or clause.verb not in words or not (commits or clause.verb in lexicon.edit_verbs):
         return
     after = words[words.index(clause.verb) + 1 :]
+    if commits and (changes := _CHANGES_TO.match(" ".join(after))):
+        after = after[len(changes.group(0).split()) :]  # "never commit changes to them": what the changes are to
     points = bool(after) and after[0] in _POINTERS and all(w in lexicon.clause_words["self_references"] for w in after)
     if not (points or commits and not after):
         return

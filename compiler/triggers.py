@@ -365,6 +365,9 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     if objects and verb in lex.run_verbs and all(_URL.match(o.text) for o in objects):
         return _url_trigger([o.text for o in objects], lex)  # "do not use the archived `https://…/engine.git` mirror"
+    if polarity == "negative" and objects and verb in _FLAG_VERBS and all(_LONG_FLAG.match(o.text) for o in objects):
+        # "Do not use `--skip-provision-check`" (what a prose entry reads first: `--no-verify` skips git hooks)
+        return _prose_trigger(clause, lex, polarity) or _flag_trigger([o.text for o in objects], lex)
     kinds = [(object_kind(o, verb, lex), o) for o in objects]
     if verb in lex.edit_verbs - lex.run_verbs - lex.content_verbs:
         # "Don't edit directly, regenerate with `./bin/brew …`": a command is not what an edit acts on
@@ -430,19 +433,31 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
         return None
     text = " ".join([clause.scope_text, *clause.qualifiers]).replace("`", "")  # "All commits MUST use `-s`"
     codes = [o.text for o in clause.objects if o.kind == ClauseObjectKind.CODE]
-    entry = next((e for e in lex.required if e["when_re"].search(text)
-                  and (e["words"].search(text) or any(e["code"].search(c) for c in codes))), None)
-    if entry is None:
+    def reads(e: dict) -> bool:
+        if e.get("prefixes"):  # "must start with `feat:` or `fix:`": the prefixes it lists, all of them shaped so
+            return bool(codes and e["words"].search(text)) and all(e["code"].search(c) for c in codes)
+        return bool(e["words"].search(text) or any(e["code"].search(c) for c in codes))
+
+    found = [e for e in lex.required if e["when_re"].search(text) and reads(e)]
+    if not found:
         return None
+    prefixes = "(?:" + "|".join(js_escape(c) for c in codes) + ")"
+    entry = found[0]
+    # "All commit messages and PR titles MUST follow conventional commit format": each form the sentence names, when
+    # all are commands (a commit's message and a PR's title)
+    joined = [e for e in found if e["tool"] == "shell"] if entry["tool"] == "shell" else [entry]
     # "all commits", "DCO sign-off": what the entry reads, not a narrowing ("on the release branch" still is)
-    clause.qualifiers = [q for q in clause.qualifiers if not (entry["when_re"].search(q) or entry["words"].search(q))]
+    clause.qualifiers = [q for q in clause.qualifiers
+                         if not any(e["when_re"].search(q) or e["words"].search(q) for e in joined)]
     if entry["tool"] == "content":  # a file written without it
         patterns = [Pattern(field=f, regex=entry["regex"], flags=entry.get("flags", "")) for f in lex.tools["content_fields"]]
         return Trigger(TriggerKind.CONTENT, list(lex.tools["content"]), patterns, summary=entry["summary"],
                        suggestion=entry["suggestion"], interpreted=True, file_scope=scope_regex(list(entry["globs"])))
-    patterns = [Pattern(field="command", regex=entry["regex"], flags=entry.get("flags", ""))]
-    return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), patterns, keywords=list(entry["keywords"]),
-                   summary=entry["summary"], suggestion=entry["suggestion"], interpreted=True)
+    patterns = [Pattern(field="command", regex=e["regex"].replace("{PREFIXES}", prefixes), flags=e.get("flags", "")) for e in joined]
+    return Trigger(TriggerKind.REQUIRED_FORM, list(lex.tools["shell"]), patterns,
+                   keywords=sorted({k for e in joined for k in e["keywords"]}),
+                   summary=" or ".join(e["summary"] for e in joined), suggestion=" ".join(e["suggestion"] for e in joined),
+                   interpreted=True)
 
 
 _WRAPPER = re.compile(r"^([\w.-]+) (?:run|exec)$")  # `uv run`, `poetry run`, `bundle exec`
@@ -600,13 +615,27 @@ def _commit_trigger(paths: list[str], lex: Lexicon) -> Trigger:
     # (a `*` is any characters of one path part: `*.log` is `app.log`, not `logs/app.log` after a space)
     names = any_of([js_escape(p.strip("/").removeprefix("./").removeprefix("**/")).replace(r"\*", r"[^\s/;&|\"']*")
                     for p in paths])
-    # (the path stands outside any quoted text: `git commit -m "stop tracking .env"` names no file)
-    regex = lexicon_regex(r"{git}\s+(?:add|commit)\b[^;&|\n\"']*[\s/](?:" + names + r")(?![\w.-])")
+    # (the path stands outside any quoted text: `git commit -m "stop tracking .env"` names no file, while
+    # `git commit -m "update codes" codes.json` names it after the message)
+    outside = r"[^;&|\n\"']*"  # (one quoted message at most, the harness refusing a quantified group)
+    regex = lexicon_regex((r"{git}\s+(?:add|commit)\b(?:{o}|{o}\"[^\"\n]*\"{o}|{o}'[^'\n]*'{o})[\s/](?:"
+                           .replace("{o}", outside)) + names + r")(?![\w.-])")
     return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
                    keywords=["git"], summary="commit " + _slug_words(paths), values=paths)
 
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
+# "Do not use `--skip-provision-check`", "never pass `--no-build`": a long option alone is a command's argument, never
+# file content; whatever program takes it
+_FLAG_VERBS = frozenset({"use", "using", "pass", "passing", "add", "adding", "set", "setting"})
+_LONG_FLAG = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+def _flag_trigger(flags: list[str], lex: Lexicon) -> Trigger:
+    """A command that carries one of the options as an argument of its own (`x --flag`, `x --flag=1`)."""
+    regex = r"(?:^|\s)(?:" + any_of([js_escape(f) for f in flags]) + r")(?![\w-])"
+    return Trigger(TriggerKind.COMMAND, list(lex.tools["shell"]), [Pattern(field="command", regex=regex, flags="")],
+                   keywords=[], summary=_slug_words(flags), values=flags)
 
 
 def _url_trigger(urls: list[str], lex: Lexicon) -> Trigger:
@@ -759,7 +788,7 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
             # (a joined operation the words narrow, "amend pushed commits", is left to the gate that reads them)
             found.append((entry, matched))
     if not found:
-        return None
+        return None if positive else _coordinated_commands(text, clause, lex)
     entry, matched = found[0]
     # "in release mode", "in a single command": what the entry matched, not a narrowing
     clause.qualifiers = [q for q in clause.qualifiers if not any(q in m.group(0) for _, m in found)]
@@ -774,6 +803,44 @@ def _prose_trigger(clause: Clause, lex: Lexicon, polarity: str = "negative") -> 
         trigger.patterns = [Pattern(field="command", regex=any_of([t.patterns[0].regex for t in built]), flags=entry.get("flags", ""))]
         trigger.keywords = sorted({k for t in built for k in t.keywords}) if all(t.keywords for t in built) else []
         trigger.summary = " or ".join(t.summary for t in built)
+    return trigger
+
+
+@lru_cache(maxsize=1)
+def _forbids_prefix() -> re.Pattern:
+    return re.compile("^" + _forbidding_words())
+
+
+def _coordinated_commands(text: str, clause: Clause, lex: Lexicon) -> Trigger | None:
+    """"NEVER create a release, comment on an issue, or open a PR": operations the one rule word governs alike, each
+    a whole clause of a command entry ("never comment on an issue" is `gh issue comment`), joined by commas, "or",
+    "and" or "nor". Every part must be one: a part no entry reads ("or run tests") leaves the sentence to the gate."""
+    prefix = _forbids_prefix().match(text)
+    if not prefix:
+        return None
+    words = text.split()
+    parts: list[list[str]] = [[]]
+    for i in range(len(text[: prefix.end()].split()), len(words)):
+        if words[i] in ("or", "and", "nor"):
+            parts.append([])
+            continue
+        parts[-1].append(words[i])
+        if i in clause.commas:
+            parts.append([])
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return None
+    entries = []
+    for part in parts:
+        said = prefix.group(0) + " ".join(part)
+        entry = next((e for e in _may_match(lex, said) if "command" in e and e["when_re"].fullmatch(said)), None)
+        if entry is None:
+            return None
+        entries.append(entry) if entry not in entries else None
+    commands = [c for e in entries for c in (e["command"] if isinstance(e["command"], list) else [e["command"]])]
+    clause.qualifiers = [q for q in clause.qualifiers if q not in text]  # ("comment on an issue": the entry's words)
+    trigger = _command_trigger(list(dict.fromkeys(commands)), clause, lex)
+    trigger.summary, trigger.interpreted, trigger.suggestion = " or ".join(e["summary"] for e in entries), True, _suggestion(clause)
     return trigger
 
 

@@ -285,9 +285,10 @@ def test_even_if_does_not_narrow_a_rule():
 
 
 def test_a_name_the_sentence_calls_a_branch_is_no_path():
-    # langfuse: "Never create a `cursor/` branch" is about git branch names, which no file path shows
+    # langfuse: "Never create a `cursor/` branch" is about git branch names, which no file path shows: the branch
+    # created under that prefix is the rule (the prose entry branch-prefix)
     imp, _ = _compiled("- Never create a `cursor/` branch, even if a Cursor Cloud prompt suggests that prefix.")
-    assert imp.trigger is None
+    assert imp.trigger.lexicon == "branch-prefix" and all(p.field == "command" for p in imp.trigger.patterns)
 
 
 def test_a_package_manager_named_alone_after_the_rule_word_is_that_tool():
@@ -2139,3 +2140,344 @@ def test_a_bare_program_is_the_program_run_without_a_runner():
     # without "bare", the program is the program however it is run
     _, evaluator = _compiled("- Never run `python`.")
     assert _decide(evaluator, "Bash", {"command": "uv run python scripts/make_pyi.py"}) == "block"
+
+
+def test_semantic_pull_request_titles_are_the_conventional_pr_title():
+    # argoproj/argo-cd AGENTS.md (held-out set 20)
+    imp, evaluator = _compiled("- **Semantic PR Titles:** You must use Semantic Pull Request formatting for your PR title.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Fix OutOfSync bug on PostDelete hook" --body "x"'}) == "block"
+    for command in ('gh pr create --title "fix: resolve OutOfSync bug" --body "x"', 'gh pr create --title "feat(ui): add filter"',
+                    "gh pr view 21034"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_commit_messages_and_pr_titles_named_together_require_the_form_of_both():
+    # jdx/mise .cursor/rules (held-out set 19): one sentence, two commands
+    imp, evaluator = _compiled("All commit messages and PR titles MUST follow conventional commit format.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('git commit -m "Add new command for tool management"',
+                    'gh pr create --title "Resolve parsing issue with nested tables" --body "Fixes a crash."'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('git commit -m "feat(cli): add new command"', 'git commit -m "registry: add miller"',
+                    'gh pr create --title "fix(config): resolve parsing issue" --body "x"', "git status", 'gh pr list --author "@me"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # commit messages alone say nothing of PR titles
+    _, evaluator = _compiled("All commit messages MUST follow conventional commit format.")
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Resolve parsing issue" --body "x"'}) == "allow"
+
+
+def test_coordinated_operations_each_a_command_are_all_of_them():
+    # jlowin/fastmcp AGENTS.md (held-out set 2)
+    imp, evaluator = _compiled("- **NEVER** create a release, comment on an issue, or open a PR unless specifically instructed to do so.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("gh release create v2.14.0", 'gh issue comment 1234 --body "Fixed in main"', 'gh pr create --title "Add auth" --body "..."'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("gh pr view 1234", "gh issue view 1234", "gh release list"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "NEVER commit, push, or run tests without explicit user permission.",  # "run tests": no entry reads it
+    "Never comment on an issue or run the whole test suite.",
+    "Never create release notes.",  # not a GitHub release
+    "Never create a release branch.",
+])
+def test_a_coordination_with_a_part_no_entry_reads_is_no_hook_rule(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_committed_path_after_a_quoted_message_is_that_path():
+    # facebook/lexical AGENTS.md (held-out set 26)
+    imp, evaluator = _compiled("- **Never commit changes to `scripts/error-codes/codes.json`.**")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("git add scripts/error-codes/codes.json", 'git commit -m "[lexical] Chore: update codes" scripts/error-codes/codes.json',
+                    "git commit -m 'update' scripts/error-codes/codes.json"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    # the name inside the message, another file, or restoring it is no commit of it
+    for command in ('git commit -m "update scripts/error-codes/codes.json"', "git commit -m 'bump scripts/error-codes/codes.json'",
+                    "git add packages/lexical/src/LexicalEditor.ts", "git checkout main -- scripts/error-codes/codes.json"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_a_usual_top_folder_and_a_name_is_a_path_not_a_shape():
+    # openai/openai-agents-python AGENTS.md (held-out set 3)
+    imp, evaluator = _compiled("- `docs/`: MkDocs documentation source; do not edit translated docs under `docs/ja`, `docs/ko`, or `docs/zh` "
+                               "(they are generated).")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for path in ("docs/ja/agents.md", "docs/ko/tools.md", "docs/zh/handoffs.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path}) == "ask", path
+    for path in ("docs/agents.md", "docs/scripts/translate_docs.py", "mkdocs.yml", "docs/japan.md"):
+        assert _decide(evaluator, "Edit", {"file_path": path}) == "allow", path
+    # a shape like `and/or` or `client/server` is still no path
+    for line in ("Never edit `and/or`.", "Never change `client/server`."):
+        imp, _ = _compiled(line)
+        assert (imp.admission.decision, imp.admission.gate) == ("demoted", "kind"), line
+
+
+def test_what_a_place_holds_coordinated_with_an_object_is_an_object_too():
+    # kyverno/kyverno AGENTS.md (held-out set 27), without its topic label
+    imp, evaluator = _compiled("Never edit files matching `zz_generated.*` or content in `pkg/client/` manually.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for path in ("api/kyverno/v1/zz_generated.deepcopy.go", "pkg/client/clientset/versioned/clientset.go"):
+        assert _decide(evaluator, "Edit", {"file_path": path}) == "block", path
+    for path in ("api/kyverno/v1/clusterpolicy_types.go", "pkg/engine/engine.go", "pkg/clients/dclient/client.go"):
+        assert _decide(evaluator, "Edit", {"file_path": path}) == "allow", path
+    # a place after the object alone still narrows it to that place
+    _, evaluator = _compiled("Never edit `a.json` in `pkg/client/`.")
+    assert _decide(evaluator, "Edit", {"file_path": "pkg/client/a.json"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "pkg/client/b.json"}) == "allow"
+
+
+def test_a_parenthesis_of_folders_and_endings_after_artifacts_names_them():
+    # ggml-org/llama.cpp .github/copilot-instructions.md (held-out set 14)
+    imp, evaluator = _compiled("- **Never** commit build artifacts (`build/`, `.ccache/`, `*.o`, `*.gguf`)")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("git add build/bin/llama-cli", "git add -f models/ggml-model-q4_0.gguf", "git add src/llama.o", "git add .ccache/"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git add src/llama.cpp", "git add CMakeLists.txt", "git add docs/build.md", "git status"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # a parenthesis that names something else stays an aside
+    assert _rules("- Never commit build artifacts (see `docs/build.md`).\n") == []
+
+
+def test_files_a_dash_enumerates_are_the_files_the_clause_means():
+    # traefik/traefik AGENTS.md (held-out set 24)
+    imp, evaluator = _compiled("- Do not hand-edit generated files — notably `**/zz_generated*.go`, everything under "
+                               "`pkg/provider/kubernetes/crd/generated/`, and `webui/static/`.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for path in ("pkg/config/dynamic/zz_generated.deepcopy.go", "pkg/provider/kubernetes/crd/generated/clientset/versioned/clientset.go",
+                 "webui/static/index.html"):
+        assert _decide(evaluator, "Edit", {"file_path": path}) == "ask", path
+    for path in ("pkg/config/dynamic/middlewares.go", "pkg/provider/kubernetes/crd/kubernetes.go", "webui/src/App.tsx"):
+        assert _decide(evaluator, "Edit", {"file_path": path}) == "allow", path
+
+
+@pytest.mark.parametrize("line", [
+    "Do not hand-edit generated files — use the generator in `tools/gen/` instead.",  # what to do instead
+    "Do not hand-edit generated files — notably, `make gen` rewrites them.",  # a command, not the files
+    "Do not hand-edit generated code — notably `webui/static/`.",  # not a clause about files
+])
+def test_a_dash_that_enumerates_no_files_names_no_files(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_title_that_must_start_with_listed_prefixes_opens_with_one():
+    # gofiber/fiber AGENTS.md (held-out set 5)
+    imp, evaluator = _compiled("- PR titles must start with a category prefix describing the change: `🐛 bug:`, `🔥 feat:`, `📒 docs:`, "
+                               "or `🧹 chore:`.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('gh pr create --title "Fix header parsing for multipart forms" --body "Fixes #3412"',
+                    'gh pr create --title "feat: add SendStreamWriter" --body "Adds a streaming writer"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('gh pr create --title "🐛 bug: fix header parsing" --body "Fixes #3412"', 'gh pr create --title "🧹 chore: bump" --body "CI"',
+                    "gh pr view 3412", 'git commit -m "fix header parsing"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    _, evaluator = _compiled("Commit messages must start with `[area]` or `docs:`.")
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix x"'}) == "block"
+    for command in ('git commit -m "[area] fix x"', 'git commit -m "docs: x"', "git commit --amend --no-edit", 'gh pr create --title "x"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "PR titles must start with a capital letter.",  # no prefix named
+    "Module names must start with `ktor-`.",  # not a title or message
+    "PR titles must start with `[ty]` when working on ty.",  # narrowed
+    "PR titles must start with the issue key (`ABC-123`) and a colon.",  # not shaped like a prefix
+])
+def test_near_misses_of_listed_prefixes_are_no_hook_rule(line):
+    assert _rules(line + "\n") == []
+
+
+def test_merging_a_named_branch_into_another_is_that_merge():
+    # fluxcd/flux2 AGENTS.md (held-out set 27)
+    imp, evaluator = _compiled("- **Rebase, don't merge:** Never merge `main` into the feature branch; rebase onto the latest `main` and "
+                               "push with `--force-with-lease`.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("git merge main", "git merge origin/main", "git merge --no-ff main"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git rebase origin/main", "git push --force-with-lease", "git merge --abort", "git merge feature/main-menu",
+                    "git checkout main"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Never merge into `main`.",  # a PR's merge, not this one
+    "Always merge `main` into your branch before opening a PR.",  # asks for it
+    "Never merge the feature branch into `main`.",
+])
+def test_near_misses_of_merging_a_branch_into_another(line):
+    assert [r for r in _rules(line + "\n") if "merge" in r["id"] and "into-a-branch" in r["id"]] == []
+
+
+def test_a_pull_request_base_the_sentence_forbids_is_that_base():
+    # BerriAI/litellm CLAUDE.md (held-out set 7): "when creating PRs" is what the pattern reads, no narrowing
+    imp, evaluator = _compiled("- When creating PRs, don't set base to `main`.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ('gh pr create --base main --title "fix(router): respect Retry-After" --body-file pr.md', "gh pr create -B main --fill"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ('gh pr create --base litellm_internal_staging --title "x"', "git checkout main", "git pull origin main",
+                    "git diff main...HEAD --stat", "gh pr create --base main-v2"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    _, evaluator = _compiled("Never open PRs against `master`.")
+    assert _decide(evaluator, "Bash", {"command": "gh pr create --base master"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "gh pr create --base main"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "Always set the PR base to `develop`.",  # asks for it
+    "Don't set base to `main` when the fix is for a release branch.",  # narrowed
+])
+def test_near_misses_of_a_pull_request_base(line):
+    assert [r for r in _rules(line + "\n") if "against" in r["id"]] == []
+
+
+def test_committing_changes_to_a_pointer_commits_what_it_points_to():
+    # strapi/strapi AGENTS.md (held-out set 22)
+    imp, evaluator = _compiled("- **`examples/`** apps are sandboxes only — use them to reproduce and test fixes, never commit changes to "
+                               "them unless specifically asked to do so.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("git add examples/getstarted/src/api/article/content-types/article/schema.json", "git add examples/getstarted/config/database.ts"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("git add packages/core/database/src/query/query-builder.ts", "git diff examples/getstarted",
+                    "git checkout -- examples/getstarted/config/database.ts"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "- **`examples/`** apps are sandboxes only — never commit changes to the API.",  # not a pointer
+    "- **`examples/`** apps are sandboxes only — never commit changes to them without running the tests.",  # narrowed
+])
+def test_near_misses_of_committing_changes_to_a_pointer(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_prefix_before_the_word_branch_is_the_branch_prefix():
+    # langfuse/langfuse AGENTS.md (held-out set 2)
+    imp, evaluator = _compiled("- Use Linear's git branch name (`lfe-XXXX-short-title`). Never create a `cursor/` branch, even if a "
+                               "Cursor Cloud prompt suggests that prefix.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ("git checkout -b cursor/fix-trace-filter", "git switch -c cursor/add-seed-scenario", "git worktree add wt -b cursor/y"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git checkout -b lfe-2087-fix-trace-filter", "git checkout main", "git branch -d cursor/x"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Never create a `cursor/` branch for the release.",  # narrowed
+    "Never create a branch.",  # no prefix
+])
+def test_near_misses_of_a_prefix_before_the_word_branch(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_file_ending_alone_in_parentheses_names_the_files():
+    # browser-use/browser-use CLAUDE.md (held-out set 2), outline/outline AGENTS.md (held-out set 27): no backticks
+    imp, evaluator = _compiled("NEVER proactively create documentation files (*.md) or README files.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for path in ("docs/new-feature.md", "README_TOOLS.md"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "ask", path
+    for path in ("browser_use/tools/service.py", "tests/ci/test_tools.py"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow", path
+    imp, evaluator = _compiled("Critical – Do not create new markdown (.md) files.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Write", {"file_path": "server/commands/README.md", "content": "x"}) == "ask"
+    for path in ("server/commands/documentCreator.ts", "app/i18n/locales/en_US/translation.json"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow", path
+    # creating is writing a new file: editing an existing one stays allowed
+    assert _decide(evaluator, "Edit", {"file_path": "docs/x.md", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "Do not create new files (e.g. .md).",  # an example, not the files
+    "Do not write markdown (.md) tables in code comments.",  # not files
+    "Avoid long lines in config (.toml) sections.",
+])
+def test_an_ending_in_parentheses_that_names_no_files_is_no_hook_rule(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_required_commit_scope_is_a_conventional_type_with_its_scope():
+    # nrwl/nx CLAUDE.md (held-out set 18)
+    imp, evaluator = _compiled("Scope is **required** for all commits.")
+    assert imp.action == "block" and imp.admission.decision == "admitted"
+    for command in ('git commit -m "fix: handle missing project graph"', 'git commit -m "feat: add --skip-sync flag"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('git commit -m "fix(core): handle missing project graph"', 'git commit -m "feat(nx-dev): add --skip-sync flag"',
+                    "git commit --amend --no-edit", 'git commit -m "Update readme"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Always keep commits small in scope.",  # the size of a change
+    "PR titles must have a scope.",  # not commits
+    "A scope is optional for commits.",
+])
+def test_near_misses_of_a_required_commit_scope(line):
+    assert _rules(line + "\n") == []
+
+
+def test_introducing_new_libraries_is_installing_packages():
+    # temporalio/temporal AGENTS.md (held-out set 12)
+    imp, evaluator = _compiled("- Do not introduce new third party libraries unless specifically requested.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("go get github.com/samber/lo@v1.47.0", "go get github.com/stretchr/objx"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("go mod tidy", "go build ./...", "make proto"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Do not introduce new abstractions or libraries of helpers.",
+    "Never introduce breaking changes to library APIs.",
+    "Do not introduce cyclic dependencies between packages.",
+])
+def test_introducing_what_is_no_package_installs_nothing(line):
+    assert _rules(line + "\n") == []
+
+
+def test_a_long_option_alone_is_a_commands_argument():
+    # dotnet/efcore .github/copilot-instructions.md (held-out set 15): a flag is never file content
+    imp, evaluator = _compiled("- Do not add `--no-build` unless the test assembly was built in the immediately preceding step.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("dotnet test --no-build", "dotnet test test/EFCore.Tests --no-build --filter X"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("dotnet test", "dotnet build --no-restore", "dotnet test --no-build-server"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # a prose entry reads its option first: `--no-verify` skips git hooks
+    imp, _ = _compiled("Never use `--no-verify`.")
+    assert imp.trigger.lexicon == "skip-hooks"
+
+
+@pytest.mark.parametrize("line", [
+    "Never use `--dry-run` output as proof.",  # a role, not the option
+    "Do not add `--verbose` to the README examples.",  # where it goes
+    "Do not use `--skip-provision-check` to work around the error.",  # zulip/zulip: the purpose narrows it
+])
+def test_near_misses_of_a_long_option_alone(line):
+    assert _rules(line + "\n") == []
+
+
+def test_which_dependencies_a_clause_after_the_noun_picks_narrows_the_install():
+    # thunderbird/thunderbird-android AGENTS.md (held-out set 5): some dependencies, which no command shows
+    assert _rules("Never:\n\n- Introduce dependencies with known vulnerabilities\n") == []
+    assert _rules("- Never add libraries that duplicate existing ones.\n") == []
+
+
+def test_a_to_after_a_second_act_is_that_acts_own():
+    # dotnet/sdk .github/copilot-instructions.md (held-out set 21): "to additional files" is where the formatting goes
+    imp, evaluator = _compiled("- Do not run `dotnet format` or make formatting changes to additional files.")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    for command in ("./.dotnet/dotnet format", "dotnet format sdk.slnx", "dotnet format whitespace src/Cli/dotnet/dotnet.csproj"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("./.dotnet/dotnet build src/Cli/dotnet/dotnet.csproj", "git diff --stat"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "Do not run `npm publish` to test the package.",  # one act: the purpose narrows it
+    "Do not run `dotnet format` or other tools to reformat files.",  # "or" with no second act
+    "Do not run `dotnet format` in CI or make formatting changes to additional files.",  # a qualifier still narrows
+])
+def test_a_to_with_no_second_act_still_narrows(line):
+    assert _rules(line + "\n") == []
