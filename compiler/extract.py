@@ -554,10 +554,32 @@ def _read_antecedent(clause: Clause, before: tuple, earlier: bool = False) -> No
     points = bool(after) and after[0] in _POINTERS and all(w in lexicon.clause_words["self_references"] for w in after)
     if not (points or commits and not after):
         return
-    paths = [str(t).strip("`") for t in before if t.type in ("CODE", "PATH") and surely_a_path(str(t).strip("`"))]
+    paths = _named_paths(before)
     plural = points and after[0] in ("these", "those", "them")
     if paths and not (earlier and len(paths) > 1 and not plural):
         clause.objects = [ClauseObject(ClauseObjectKind.PATH, p) for p in (paths if plural else paths[-1:])]
+
+
+_PLACES = frozenset({"in", "under", "inside", "within"})
+
+
+def _named_paths(tokens: tuple) -> list[str]:
+    """The paths a sentence names, a folder that places a file glob before it folded into it: "Files matching
+    `*.generated.ts` in `lib/`" names `lib/**/*.generated.ts`, not every file under `lib/`. A code span with a
+    space is a command, not a path (`pnpm generate:*`)."""
+    paths: list[str] = []
+    word = ""
+    for token in tokens:
+        text = str(token).strip("`")
+        if token.type == "WORD":
+            word = token.norm
+        elif token.type in ("CODE", "PATH") and surely_a_path(text) and not re.search(r"\s", text):
+            if word in _PLACES and paths and "/" not in paths[-1] and paths[-1].startswith("*"):
+                paths[-1] = f"{text.rstrip('/')}/**/{paths[-1]}"
+            else:
+                paths.append(text)
+            word = ""
+    return paths
 
 
 def skipped(readings: list[Reading]) -> list[Skipped]:

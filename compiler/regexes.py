@@ -375,6 +375,7 @@ def glob_to_regex(glob: str) -> str:
 _MAX_BRACE_EXPANSION = 32
 _GLOB_LITERAL = re.compile(r"[^*?\[{/]+")
 _BRACE_GROUP = re.compile(r"\{[^{}/]*\}")
+_PATH_PLACEHOLDER = re.compile(r"<[\w.-]+>")
 
 
 def _one_glob(glob: str) -> str:
@@ -422,6 +423,9 @@ def _glob_body(glob: str) -> str:
         elif glob[i] == "?":
             out.append("[^/]")
             i += 1
+        elif glob[i] == "<" and (placeholder := _PATH_PLACEHOLDER.match(glob, i)):
+            out.append("[^/]+")  # `packages/<pkg>/.changeset/`: any name where the prose names a kind of name
+            i = placeholder.end()
         elif (group := _BRACE_GROUP.match(glob, i)) and len(spellings := _brace_spellings(group.group())) > 1:
             out.append("(?:" + "|".join(_glob_body(g) for g in spellings) + ")")
             i = group.end()

@@ -2481,3 +2481,31 @@ def test_a_to_after_a_second_act_is_that_acts_own():
 ])
 def test_a_to_with_no_second_act_still_narrows(line):
     assert _rules(line + "\n") == []
+
+
+# Findings of the blind held-out set 28 (files 252-260).
+
+def test_files_placed_in_a_folder_are_that_folders_files_not_every_file_in_it():
+    # renovatebot/renovate AGENTS.md: "these" takes the files the sentence before names; "in `lib/`" places the glob,
+    # and the command in parentheses is no path
+    text = ("Files matching `*.generated.ts` in `lib/` are auto-generated during build (`pnpm generate:*`). "
+            "Do not edit these directly.\n")
+    (rule,) = _rules(text)
+    evaluator = Evaluator([rule])
+    assert _decide(evaluator, "Edit", {"file_path": "lib/config/options/index.generated.ts", "old_string": "a", "new_string": "b"}) == "ask"
+    for path in ("lib/modules/manager/api.ts", "lib/renovate.ts", "tools/generate-imports.ts", "src/x.generated.ts"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "allow"
+    # two folders named side by side stay two paths
+    (rule,) = _rules("Generated code lives in `gen/` and `proto/`. Never edit these by hand.\n")
+    evaluator = Evaluator([rule])
+    for path in ("gen/a.go", "proto/b.proto"):
+        assert _decide(evaluator, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_a_placeholder_in_a_path_is_any_name():
+    # clerk/javascript clerk-monorepo SKILL.md: `packages/<pkg>/.changeset/` is every package's folder, not a folder
+    # literally named `<pkg>`
+    _, evaluator = _compiled("- Never write changesets in `packages/<pkg>/.changeset/`.")
+    assert _decide(evaluator, "Write", {"file_path": "packages/nextjs/.changeset/fix.md", "content": "x"}) == "block"
+    for path in (".changeset/fix.md", "packages/nextjs/src/index.ts", "packages/.changeset/fix.md"):
+        assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow"
