@@ -161,8 +161,10 @@ def _compile_run(args, fetcher=None) -> tuple[int, list[str] | None]:
         unchanged = None if args.targets or project.fallback else stamp.dependencies(project, targets, doc, bool(args.root))
         return _report(previous, doc, project.rules(), ([], True), args), unchanged
     from .pipeline import compile_sources  # (Lark and the extractor: only when something changed)
+    from .regex_safety import stop_node_trials
 
     ir = compile_sources(sources, errors, previous, overrides, reuse=trusted)
+    stop_node_trials()  # every regex is tried: no Node.js process stays through the writing
     ir.dropped = dropped
     ir.warnings += kept
     for error in ir.errors:
