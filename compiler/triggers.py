@@ -117,9 +117,12 @@ def _forbidding_words() -> str:
     return r"(?:you\s+)?(?:" + "|".join(spelled) + r")\s+(?:ever\s+)?"
 
 
+_OWN_ACT = r"(?:\s+(?:directly|yourself|on\s+your\s+own))?"  # a `when`'s {OWN}: "Do not create GitHub Issues directly"
+
+
 def _entry(entry: dict) -> dict:
     """A prose or event entry: its `when` compiled, the placeholders of its regexes filled."""
-    when = entry["when"].replace("{FORBIDS}", _forbidding_words())
+    when = entry["when"].replace("{FORBIDS}", _forbidding_words()).replace("{OWN}", _OWN_ACT)
     entry = {**entry, "when_re": re.compile(when)} | ({"regex": lexicon_regex(entry["regex"])} if "regex" in entry else {})
     if "spares" in entry:
         entry["spares"] = {**entry["spares"], "regex": lexicon_regex(entry["spares"]["regex"])}

@@ -2509,3 +2509,15 @@ def test_a_placeholder_in_a_path_is_any_name():
     assert _decide(evaluator, "Write", {"file_path": "packages/nextjs/.changeset/fix.md", "content": "x"}) == "block"
     for path in (".changeset/fix.md", "packages/nextjs/src/index.ts", "packages/.changeset/fix.md"):
         assert _decide(evaluator, "Write", {"file_path": path, "content": "x"}) == "allow"
+
+
+def test_directly_after_opening_an_issue_or_pr_says_again_it_is_the_agents_act():
+    # renovatebot/renovate AGENTS.md: "**Do not create GitHub Issues directly.**"
+    imp, evaluator = _compiled("**Do not create GitHub Issues directly.**")
+    assert imp.action == "ask" and imp.admission.decision == "admitted"
+    assert _decide(evaluator, "Bash", {"command": 'gh issue create --title "npm manager ignores workspaces"'}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "gh issue list"}) == "allow"
+    _, evaluator = _compiled("- Never open a PR yourself.")
+    assert _decide(evaluator, "Bash", {"command": "gh pr create --fill"}) == "block"
+    # a place after it is another tracker, which no call shows
+    assert _rules("Do not create issues directly in Jira.\n") == []
