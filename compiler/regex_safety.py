@@ -454,18 +454,22 @@ def trial(pairs: list[tuple[str, str]]) -> list[str] | None:
     return found
 
 
+def _trial_script() -> str:
+    return _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS, WORKER_MIN_TESTS])
+
+
 class _NodeTrial:
     """One Node.js process that tries job lists, one line each way, kept for the process that started it
     (a Node.js start-up costs about 0.1 s: most of a small compile, and of a test suite of small compiles)."""
 
     def __init__(self, node: str):
-        script = _TRIAL % json.dumps([ATTACK_LENGTH, BUDGET_MS, HARD_STOP_MS, WORKER_MIN_TESTS])
-        self.node, self.owner = node, os.getpid()
-        self.process = subprocess.Popen([node, "-e", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.node, self.owner, self.script = node, os.getpid(), _trial_script()
+        self.process = subprocess.Popen([node, "-e", self.script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True)
 
     def usable(self, node: str) -> bool:
-        return self.node == node and self.owner == os.getpid() and self.process.poll() is None
+        """Started by this process, with these bounds, and still running."""
+        return (self.node, self.owner, self.script) == (node, os.getpid(), _trial_script()) and self.process.poll() is None
 
     def run(self, jobs: list[list]) -> list[str]:
         assert self.process.stdin and self.process.stdout
@@ -498,6 +502,8 @@ def _trial_share(node: str, jobs: list[list], share: int = 0) -> list[str]:
     kept = _node_trials.get(share)
     try:
         if kept is None or not kept.usable(node):
+            if kept is not None:
+                kept.stop()  # (another process's, or with other bounds)
             kept = _node_trials[share] = _NodeTrial(node)
         return kept.run(jobs)
     except (subprocess.SubprocessError, ValueError, OSError) as exc:

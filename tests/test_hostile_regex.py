@@ -115,3 +115,21 @@ def test_the_self_check_refuses_an_unsafe_scope_that_reaches_it(tmp_path):
             "source": {"file": "AGENTS.md", "lines": [1, 1], "quote": "Never use eval."}}
     failures = self_check({"rules": [rule]}, {"AGENTS.md": "Never use eval.\n"}, use_node=False)
     assert any("file_scope" in message and "unbounded quantifiers" in message for _, message in failures)
+
+
+def test_the_kept_node_trial_comes_back_after_it_dies_and_follows_its_bounds(monkeypatch):
+    """One Node.js process serves every trial of this process; killed, the next trial starts another, and a
+    change of the trial's bounds starts one that keeps them."""
+    regex_safety.trial([(SAFE[0], "i")])
+    kept = regex_safety._node_trials[0]
+    kept.process.kill()
+    kept.process.wait()
+    assert regex_safety.trial([(SAFE[1], "i"), (r"(?P<x>a)", "i")])[1].startswith("JavaScript rejects it")
+    assert regex_safety._node_trials[0] is not kept
+    restarted = regex_safety._node_trials[0]
+    monkeypatch.setattr(regex_safety, "WORKER_MIN_TESTS", 0)
+    assert regex_safety.trial([(SAFE[2], "i")]) == [""]
+    assert regex_safety._node_trials[0].script == regex_safety._trial_script() != restarted.script
+    assert restarted.process.poll() is not None  # the one with the old bounds is stopped
+    regex_safety.stop_node_trials()
+    assert regex_safety._node_trials == {}
