@@ -2521,3 +2521,13 @@ def test_directly_after_opening_an_issue_or_pr_says_again_it_is_the_agents_act()
     assert _decide(evaluator, "Bash", {"command": "gh pr create --fill"}) == "block"
     # a place after it is another tracker, which no call shows
     assert _rules("Do not create issues directly in Jira.\n") == []
+
+
+def test_making_a_squash_commit_is_not_squashing():
+    # jesseduffield/lazygit AGENTS.md (a hand audit): "Never squash the fixups yourself" stops the squashing
+    # (`git rebase --autosquash`, a squash merge), not `git commit --squash=X`, which makes a commit to be squashed later
+    _, evaluator = _compiled("**Never squash the fixups yourself.** Leave them in the history as separate commits.")
+    assert _decide(evaluator, "Bash", {"command": "git rebase -i --autosquash main"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git merge --squash feature"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "git commit --squash=HEAD~2 -m 'tweak'"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "git commit --fixup=abc123"}) == "allow"
