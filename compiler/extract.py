@@ -560,13 +560,11 @@ def _read_antecedent(clause: Clause, before: tuple, earlier: bool = False) -> No
         clause.objects = [ClauseObject(ClauseObjectKind.PATH, p) for p in (paths if plural else paths[-1:])]
 
 
-_PLACES = frozenset({"in", "under", "inside", "within"})
-
-
 def _named_paths(tokens: tuple) -> list[str]:
     """The paths a sentence names, a folder that places a file glob before it folded into it: "Files matching
     `*.generated.ts` in `lib/`" names `lib/**/*.generated.ts`, not every file under `lib/`. A code span with a
     space is a command, not a path (`pnpm generate:*`)."""
+    places = load_lexicon().clause_words["place_prepositions"]
     paths: list[str] = []
     word = ""
     for token in tokens:
@@ -574,7 +572,7 @@ def _named_paths(tokens: tuple) -> list[str]:
         if token.type == "WORD":
             word = token.norm
         elif token.type in ("CODE", "PATH") and surely_a_path(text) and not re.search(r"\s", text):
-            if word in _PLACES and paths and "/" not in paths[-1] and paths[-1].startswith("*"):
+            if word in places and paths and "/" not in paths[-1] and paths[-1].startswith("*"):
                 paths[-1] = f"{text.rstrip('/')}/**/{paths[-1]}"
             else:
                 paths.append(text)
