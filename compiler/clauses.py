@@ -418,6 +418,11 @@ _FILE_GLOB = re.compile(r"^`?[\w.*/-]*\*[\w.*/-]*\.\w+`?$")  # `.github/workflow
 _FILE_FOLDER = re.compile(r"^`?\.?[\w-]+(?:/[\w.-]+)*/`?$")  # `build/`, `.ccache/`
 
 
+def _file_or_folder(text: str) -> bool:
+    """A file ending, a file glob or a folder: what a parenthesis or a list after "files" may name them by."""
+    return bool(_FILE_ENDING.match(text) or _FILE_GLOB.match(text) or _FILE_FOLDER.match(text))
+
+
 def _ending_files(tokens) -> bool:
     """"`.xlf` localization files": a file ending, then "files" within two words, names the files by their ending."""
     return any(t.type == "CODE" and _FILE_ENDING.match(str(t)) and any(
@@ -438,7 +443,7 @@ def _names_the_files(part: tuple[InlineToken, ...], opening: int) -> bool:
         return after is not None and after.type == "WORD" and after.norm in ("file", "files") \
             and all(_FILE_ENDING.match(str(t)) for t in endings)
     # ("build artifacts (`build/`, `.ccache/`, `*.o`)": their folders too)
-    return all(_FILE_ENDING.match(str(t)) or _FILE_GLOB.match(str(t)) or _FILE_FOLDER.match(str(t)) for t in endings)
+    return all(_file_or_folder(str(t)) for t in endings)
 
 
 def _enumerates_the_files(part, own, objs, lexicon) -> bool:
@@ -450,8 +455,7 @@ def _enumerates_the_files(part, own, objs, lexicon) -> bool:
     return bool(words) and words[0].norm in lexicon.clause_words["enumerating"] and last is not None \
         and last.norm in ("files", "directories", "folders", "artifacts", "artefacts") \
         and not any(t.type == "WORD" for t in part[: part.index(words[0])]) \
-        and all(o.kind in (ClauseObjectKind.CODE, ClauseObjectKind.PATH) and (
-            _FILE_ENDING.match(o.text) or _FILE_GLOB.match(o.text) or _FILE_FOLDER.match(o.text)) for o in objs)
+        and all(o.kind in (ClauseObjectKind.CODE, ClauseObjectKind.PATH) and _file_or_folder(o.text) for o in objs)
 
 
 def _glosses(part: tuple[InlineToken, ...], opening: int) -> bool:
