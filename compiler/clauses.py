@@ -180,7 +180,9 @@ def find_markers(sentence: Sentence, ladder: Ladder | None = None) -> list[Marke
         if conditional is None:
             conditional = _conditional(sentence.tokens, words, ladder)
         cls = ladder.read_after(words, i + length, own)
-        if cls is None or ladder.is_void(words, i, own) or positions[i] in conditional:
+        after = positions[i] + 1
+        next_word = sentence.tokens[after].norm if length == 1 and after < len(sentence.tokens) and sentence.tokens[after].type == "WORD" else ""
+        if cls is None or ladder.is_void(words, i, own, next_word) or positions[i] in conditional:
             pass  # "If you don't have the tool:" states a condition, not an instruction
         elif ladder.classes[cls].polarity == "positive" and i and words[i - 1] in ladder.negators:
             # "not always", "don't have to": no marker, and the negator is void too

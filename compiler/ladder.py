@@ -34,6 +34,8 @@ class Ladder:
     descriptive_subjects: frozenset[str]
     relative_pronouns: frozenset[str]
     copulas: frozenset[str]
+    attributive_markers: frozenset[str]
+    predicate_followers: frozenset[str]
     condition_words: frozenset[str]
     inverting_verbs: frozenset[str]
     inverted_classes: dict[str, str]
@@ -59,9 +61,12 @@ class Ladder:
     def may_have_marker(self, text: str) -> bool:
         return self.candidates.search(text.lower()) is not None
 
-    def is_void(self, words: list[str], i: int, cls: str) -> bool:
-        """A marker phrase at word i that is not an instruction (purpose clause, description)."""
+    def is_void(self, words: list[str], i: int, cls: str, next_word: str = "") -> bool:
+        """A marker phrase at word i that is not an instruction (purpose clause, description); `next_word`: the word
+        right after a one-word phrase, with nothing between them ("" when a mark or the sentence's end follows)."""
         before = words[i - 1] if i else ""
+        if next_word and words[i] in self.attributive_markers and next_word not in self.predicate_followers:
+            return True
         if before in self.frequency_words:
             return True
         if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to):
@@ -179,6 +184,8 @@ def load_ladder() -> Ladder:
         descriptive_subjects=frozenset(data["descriptive_subjects"]),
         relative_pronouns=frozenset(data["relative_pronouns"]),
         copulas=frozenset(data["copulas"]),
+        attributive_markers=frozenset(data["attributive_markers"]),
+        predicate_followers=frozenset(data["predicate_followers"]),
         condition_words=frozenset(data["condition_words"]),
         inverting_verbs=frozenset(data["inverting_verbs"]),
         inverted_classes=dict(data["inverted_classes"]),

@@ -215,6 +215,8 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     if verb in lex.run_verbs - lex.content_verbs and (obj.kind == ClauseObjectKind.PATH or _PATHLIKE.search(text)) \
             and " " not in text and not re.search(r"[*?\[{]", text.removesuffix("/*")):
         return "command"  # "Never run `scripts/deploy.sh`", "… through `./node_modules/.bin/*`": the program run
+    if verb in lex.run_verbs and _script(text, lex):
+        return "command"  # "Never use `script/tag-release`": a script is used by running it
     if _MODULE_PATH.match(text):
         return "content"
     if obj.kind == ClauseObjectKind.PATH:  # (a glob names files whatever the verb: "use the `*.test_slow` extension")
@@ -226,6 +228,15 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     if verb in lex.run_verbs - lex.content_verbs and re.match(r"^[a-z][\w.-]*(?:\s+\S+)*$", text):
         return "command"
     return "content"
+
+
+def _script(text: str, lex: Lexicon) -> bool:
+    """A relative path to a script: in a scripts folder (`script/tag-release`) or with a shell ending (`deploy.sh`)."""
+    path = text.removeprefix("./")
+    if not path or re.search(r"[\s*?\[{=(]", path) or path.startswith("/"):
+        return False
+    words = lex.clause_words
+    return ("/" in path and path.split("/", 1)[0] in words["script_folders"]) or path.endswith(tuple(words["script_endings"]))
 
 
 def _keywords(commands: list[str], versioned: frozenset[str]) -> list[str]:

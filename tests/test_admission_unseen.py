@@ -2531,3 +2531,57 @@ def test_making_a_squash_commit_is_not_squashing():
     assert _decide(evaluator, "Bash", {"command": "git merge --squash feature"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "git commit --squash=HEAD~2 -m 'tweak'"}) == "allow"
     assert _decide(evaluator, "Bash", {"command": "git commit --fixup=abc123"}) == "allow"
+
+
+# Findings of the held-out set 29 (files 261-270), measured blind and then read.
+
+@pytest.mark.parametrize("line", [
+    # hyperdxio/hyperdx AGENTS.md: "required" before a noun describes it, it instructs nothing
+    "Use `useConfirm` for dialogs rather than a hand-rolled `Modal` - see `agent_docs/code_style.md` for required patterns.",
+    "The mandatory fields are listed in `schema.json`.",
+])
+def test_required_before_a_noun_is_no_rule_word(line):
+    assert _rules(line + "\n") == []
+
+
+@pytest.mark.parametrize("line", [
+    "Sign-off is required for every commit: use `git commit -s`.",
+    "**Required**: never push to `main`.",
+    "Mandatory: never push to `main`.",
+])
+def test_required_as_a_predicate_or_a_label_still_instructs(line):
+    assert len(_rules(line + "\n")) == 1
+
+
+def test_using_a_script_is_running_it():
+    # github/github-mcp-server copilot-instructions: "**NEVER** use `script/tag-release`"
+    imp, evaluator = _compiled("4. **NEVER** use `script/tag-release` or push tags")
+    assert imp.action == "block"
+    for command in ("script/tag-release v0.30.0", "./script/tag-release v1.2.3"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "cat script/tag-release"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "docs/release.md", "content": "Run script/tag-release."}) == "allow"
+    _, evaluator = _compiled("Never use `scripts/deploy.sh`.")
+    assert _decide(evaluator, "Bash", {"command": "bash -c 'scripts/deploy.sh prod'"}) == "block"
+    # editing the script is another act, and a module path used in code stays content
+    _, evaluator = _compiled("Do not edit `scripts/deploy.sh`.")
+    assert _decide(evaluator, "Edit", {"file_path": "scripts/deploy.sh", "old_string": "a", "new_string": "b"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "scripts/deploy.sh"}) == "allow"
+
+
+def test_pushing_tags_is_a_push_that_sends_tags():
+    _, evaluator = _compiled("- Never push tags.")
+    for command in ("git push --tags", "git push origin --tags", "git push origin refs/tags/v0.30.0", "git push --follow-tags"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("git push origin main", "git push", "git push origin feature-tags", "git tag v1.2.3"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_a_full_stop_after_a_bare_path_ends_the_sentence():
+    # facebook/pyrefly AGENTS.md: "… tests pulled from python/typing. Don't edit these manually." made an edit rule
+    # on `python/typing.`, the full stop taken into the path and the two sentences read as one
+    assert _rules("- conformance - Typing conformance tests pulled from python/typing. Don't edit these manually.\n") == []
+    _, evaluator = _compiled("Never edit files in db/migrations/.")
+    assert _decide(evaluator, "Edit", {"file_path": "db/migrations/0001_init.sql", "old_string": "a", "new_string": "b"}) == "block"
+    _, evaluator = _compiled("Never edit src/generated/api.ts.")
+    assert _decide(evaluator, "Edit", {"file_path": "src/generated/api.ts", "old_string": "a", "new_string": "b"}) == "block"

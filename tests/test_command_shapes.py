@@ -435,6 +435,7 @@ PROSE_EXAMPLES = {
     "comment-on-pull-request": ("Never comment on PRs.", "Bash", {"command": "gh pr comment 12 --body x"}, {"command": "gh pr view 12"}),
     "comment-on-issues-and-pull-requests": ("Never post comments on issues or PRs.", "Bash", {"command": "gh pr comment 12 --body x"},
                                             {"command": "gh issue view 12 --comments"}),
+    "push-tags": ("Never push tags.", "Bash", {"command": "git push origin --tags"}, {"command": "git push origin feature-tags"}),
     "create-tag": ("Never create git tags.", "Bash", {"command": "git tag -a v1.2.0 -m release"}, {"command": "git tag -l"}),
     "release-build": ("Never build in release mode.", "Bash", {"command": "cargo build --release"}, {"command": "cargo build"}),
     "destructive-git": ("Never perform destructive git operations.", "Bash", {"command": "git reset --hard HEAD~1"}, {"command": "git reset HEAD~1"}),
