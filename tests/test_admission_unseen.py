@@ -2585,3 +2585,24 @@ def test_a_full_stop_after_a_bare_path_ends_the_sentence():
     assert _decide(evaluator, "Edit", {"file_path": "db/migrations/0001_init.sql", "old_string": "a", "new_string": "b"}) == "block"
     _, evaluator = _compiled("Never edit src/generated/api.ts.")
     assert _decide(evaluator, "Edit", {"file_path": "src/generated/api.ts", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_changing_a_remote_is_git_remote_set_url_add_remove_or_rename():
+    # penpot/penpot AGENTS.md: "Do not change the remote URL, do not switch SSH↔HTTPS."
+    imp, evaluator = _compiled("Do not change the remote URL, do not switch SSH↔HTTPS.")
+    assert imp.action == "ask"
+    for command in ("git remote set-url origin git@github.com:penpot/penpot.git", "git remote remove origin"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "ask", command
+    for command in ("git remote -v", "git remote get-url origin", "git fetch origin", "git push origin develop"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    _, evaluator = _compiled("Never modify `git origin`.")
+    assert _decide(evaluator, "Bash", {"command": "git remote rename origin upstream"}) == "block"
+
+
+@pytest.mark.parametrize("line", [
+    "Don't delete remote branches.",  # a remote's branches, not the remote
+    "Never modify the remote server.",
+    "Do not remove the origin of the data.",  # not a git remote
+])
+def test_near_misses_of_changing_a_remote(line):
+    assert _rules(line + "\n") == []

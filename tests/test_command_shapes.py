@@ -436,6 +436,8 @@ PROSE_EXAMPLES = {
     "comment-on-issues-and-pull-requests": ("Never post comments on issues or PRs.", "Bash", {"command": "gh pr comment 12 --body x"},
                                             {"command": "gh issue view 12 --comments"}),
     "push-tags": ("Never push tags.", "Bash", {"command": "git push origin --tags"}, {"command": "git push origin feature-tags"}),
+    "change-remote": ("Do not change the remote URL.", "Bash", {"command": "git remote set-url origin git@github.com:o/r.git"},
+                      {"command": "git remote -v"}),
     "create-tag": ("Never create git tags.", "Bash", {"command": "git tag -a v1.2.0 -m release"}, {"command": "git tag -l"}),
     "release-build": ("Never build in release mode.", "Bash", {"command": "cargo build --release"}, {"command": "cargo build"}),
     "destructive-git": ("Never perform destructive git operations.", "Bash", {"command": "git reset --hard HEAD~1"}, {"command": "git reset HEAD~1"}),
