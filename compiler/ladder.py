@@ -31,6 +31,7 @@ class Ladder:
     candidates: re.Pattern  # any marker phrase or header: a cheap pre-filter for text with none
     purpose_word: str
     modals_before_to: frozenset[str]
+    list_openers_before_to: frozenset[str]
     descriptive_subjects: frozenset[str]
     relative_pronouns: frozenset[str]
     copulas: frozenset[str]
@@ -69,7 +70,8 @@ class Ladder:
             return True
         if before in self.frequency_words:
             return True
-        if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to):
+        if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to) \
+                and not (i == 2 and words[0] in self.list_openers_before_to):
             return True
         if before in self.relative_pronouns and self.classes[cls].polarity == "positive":
             return True
@@ -181,6 +183,7 @@ def load_ladder() -> Ladder:
         candidates=candidates,
         purpose_word=data["purpose_word"],
         modals_before_to=frozenset(data["modals_before_to"]),
+        list_openers_before_to=frozenset(data["list_openers_before_to"]),
         descriptive_subjects=frozenset(data["descriptive_subjects"]),
         relative_pronouns=frozenset(data["relative_pronouns"]),
         copulas=frozenset(data["copulas"]),

@@ -2606,3 +2606,16 @@ def test_changing_a_remote_is_git_remote_set_url_add_remove_or_rename():
 ])
 def test_near_misses_of_changing_a_remote(line):
     assert _rules(line + "\n") == []
+
+
+def test_a_what_to_avoid_heading_hands_its_items_an_ask():
+    # zauberzeug/nicegui AGENTS.md: "## What to Avoid" over "- **Overwriting `.env` files** without explicit user confirmation"
+    text = "# Rules\n\n## What to Avoid\n\n- **Overwriting `.env` files** without explicit user confirmation\n- Running `npm publish`\n"
+    rules = _rules(text)
+    assert [r["action"] for r in rules] == ["ask", "ask"]
+    evaluator = Evaluator(rules)
+    assert _decide(evaluator, "Write", {"file_path": ".env", "content": "KEY=1"}) == "ask"
+    assert _decide(evaluator, "Write", {"file_path": "src/env.py", "content": "x"}) == "allow"
+    assert _decide(evaluator, "Bash", {"command": "npm publish --access public"}) == "ask"
+    # inside a sentence, "what to avoid" states what a text is about
+    assert _rules("# Rules\n\nThis page explains what to avoid when running `npm publish`.\n") == []
