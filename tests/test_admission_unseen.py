@@ -2619,3 +2619,18 @@ def test_a_what_to_avoid_heading_hands_its_items_an_ask():
     assert _decide(evaluator, "Bash", {"command": "npm publish --access public"}) == "ask"
     # inside a sentence, "what to avoid" states what a text is about
     assert _rules("# Rules\n\nThis page explains what to avoid when running `npm publish`.\n") == []
+
+
+def test_a_required_co_authored_by_trailer_blocks_a_commit_message_without_one():
+    # Chainlit/chainlit AGENTS.md: "All commits made with AI assistance **must** include a `Co-Authored-By` trailer"
+    imp, evaluator = _compiled("All commits made with AI assistance **must** include a `Co-Authored-By` trailer identifying the AI agent.")
+    assert imp.action == "block"
+    for command in ('git commit -m "fix(data): handle empty thread list"', 'git commit -am "feat(i18n): add Hungarian"'):
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ('git commit -m "fix: x\n\nCo-Authored-By: Claude <noreply@anthropic.com>"',
+                    "git commit -m \"$(cat <<'EOF'\nfix: x\n\nco-authored-by: Claude <n@a.com>\nEOF\n)\"",
+                    "git commit --amend --no-edit", "git log --grep Co-Authored-By"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+    # forbidding the trailer is the other rule
+    imp, evaluator = _compiled("Do not add `Co-Authored-By` trailers.")
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x"'}) == "allow"
