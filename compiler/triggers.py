@@ -412,7 +412,8 @@ def scope_regex(globs: list[str]) -> str:
     return "^(?!.*" + any_of(excluded) + ")" + (f"(?=.*{any_of(included)})" if included else "")
 
 
-_USE_X = re.compile(r"\b(?:use|prefer)\s+`?([\w.-]+)`?")
+# "use pnpm", "prefer `uv`", "only pnpm is supported", "pnpm only", "uv exclusively": the tool a family rule requires
+_USE_X = re.compile(r"\b(?:use|prefer|only)\s+`?([\w.-]+)`?|^`?([\w.-]+)`?\s+(?:only|exclusively)\b")
 
 
 def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
@@ -517,10 +518,10 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     """"Always use pnpm", "prefer uv": the other members of the tool's family are the inverse
     trigger; only those the clause names when it names some ("use pnpm, not npm")."""
     m = _USE_X.search(clause.scope_text)
-    family = next((f for f in lex.families if m.group(1) in f), None) if m else None
+    chosen = (m.group(1) or m.group(2)) if m else ""
+    family = next((f for f in lex.families if chosen in f), None)
     if m is None or family is None:
         return None
-    chosen = m.group(1)
     if any(o.kind == ClauseObjectKind.CODE and o.text.split()[:1] == [chosen] and " " in o.text.strip() for o in clause.objects):
         return None  # "use `npm run preflight`" asks for a script of npm, not for npm over pnpm, yarn and bun
     named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))

@@ -2559,3 +2559,35 @@ def test_advice_about_a_required_form_that_asks_for_no_call_without_it_stays_out
     assert not any(imp.trigger and imp.trigger.kind == "required-form" for imp in ir.imperatives), line
     evaluator = Evaluator(guardrules.emit(ir)["rules"])
     assert not evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": 'git commit -m "Add SSO login"'}}).warnings
+
+
+@pytest.mark.parametrize(("line", "blocked"), [
+    ("**Only pnpm is supported** (yarn/npm will fail).", ["npm install", "yarn add clsx"]),  # mui/material-ui (set 18)
+    ("- **pnpm only, Node `>=24.15`, pnpm `>=10.33`.**", ["npm install", "yarn add @clerk/shared"]),  # clerk (set 28)
+    ("- Only uv is supported.", ["pip install requests", "poetry add requests"]),
+])
+def test_the_only_tool_of_a_family_blocks_the_others(line, blocked):
+    imp, evaluator = _compiled(line)
+    assert imp.action == "block" and "pass1" in imp.routes, line
+    for command in blocked:
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("pnpm install", "pnpm -F @mui/material add some-package", "uv sync", "cat package.json", "corepack enable"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("line", [
+    "- Use only the public API.",  # no tool of a family
+    "- Use the wrapper (not a shell).",  # no member named after "not"
+    "- This repo is pnpm only.",  # a description, not a sentence that opens with the tool
+    "- Only the maintainers use npm.",  # "only" picks the people
+])
+def test_only_or_not_without_a_family_member_leading_makes_no_family_rule(line):
+    ir = compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())])
+    evaluator = Evaluator(guardrules.emit(ir)["rules"])
+    for command in ("npm install", "yarn add x", "pip install x"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", (line, command)
+
+
+def test_a_qualifier_still_narrows_the_family_rule():
+    imp, _ = _compiled("- Only npm is supported for publishing.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
