@@ -2575,6 +2575,13 @@ def test_the_only_tool_of_a_family_blocks_the_others(line, blocked):
         assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
 
 
+def test_for_all_commands_narrows_nothing():
+    # renovatebot/renovate (set 28): "Use `pnpm` for all commands (NOT npm/npx)": every command is a command
+    _, evaluator = _compiled("- Always use `pnpm` for all commands (not npm).")
+    assert _decide(evaluator, "Bash", {"command": "npm install"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "pnpm install"}) == "allow"
+
+
 @pytest.mark.parametrize("line", [
     "- Use only the public API.",  # no tool of a family
     "- Use the wrapper (not a shell).",  # no member named after "not"
@@ -2588,6 +2595,8 @@ def test_only_or_not_without_a_family_member_leading_makes_no_family_rule(line):
         assert _decide(evaluator, "Bash", {"command": command}) == "allow", (line, command)
 
 
-def test_a_qualifier_still_narrows_the_family_rule():
+def test_a_qualifier_that_picks_some_commands_still_narrows_the_family_rule():
+    imp, _ = _compiled("- Always use `pnpm` for all Python commands (not npm).")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
     imp, _ = _compiled("- Only npm is supported for publishing.")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
