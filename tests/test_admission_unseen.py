@@ -2600,3 +2600,42 @@ def test_a_qualifier_that_picks_some_commands_still_narrows_the_family_rule():
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
     imp, _ = _compiled("- Only npm is supported for publishing.")
     assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+
+
+def _file(text: str):
+    ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
+    return ir, Evaluator(guardrules.emit(ir)["rules"])
+
+
+@pytest.mark.parametrize("text", [
+    # vercel/next.js (set 1) and vitest-dev/vitest (set 11)
+    "## PR Descriptions\n\nWhen writing PR descriptions, you MUST include the following HTML comment at the bottom of the "
+    "description:\n\n```\n<!-- NEXT_JS_LLM_PR -->\n```\n",
+    "## PR Descriptions\n\nWhen creating a pull request, you MUST include the following HTML comment at the bottom of the "
+    "PR description:\n\n```\n<!-- NEXT_JS_LLM_PR -->\n```\n",
+])
+def test_a_pr_body_must_include_the_comment_a_fence_gives_its_lead_line(text):
+    ir, evaluator = _file(text)
+    (imp,) = ir.imperatives
+    assert imp.action == "block" and "pass1" in imp.routes
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Fix prefetch" --body "Fixes prefetch."'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --draft -t "Fix" -b "Fixes #7"'}) == "block"
+    for command in ('gh pr create --title "Fix prefetch" --body "Fixes prefetch.\n\n<!-- NEXT_JS_LLM_PR -->"',
+                    "gh pr create --title Fix --body-file /tmp/pr-body.md", "gh pr create --fill", "gh pr view 71234"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("text", [
+    # a fence of several lines is a list of things (or an example), not one text
+    "When creating a pull request, you MUST include the following:\n\n```\n<!-- A -->\n<!-- B -->\n```\n",
+    # a text that is no HTML comment (a heading, a sentence) is for the reviewer to judge
+    "When creating a pull request, you MUST include the following section:\n\n```\n## Test plan\n```\n",
+    # a prohibition over the fence forbids, it requires nothing
+    "When creating a pull request, never include the following comment:\n\n```\n<!-- SKIP_CI -->\n```\n",
+    # no PR: a commit message or a file is not a PR body
+    "Every source file MUST include the following header:\n\n```\n<!-- Copyright Acme -->\n```\n",
+])
+def test_a_fence_that_is_no_single_required_pr_comment_makes_no_pr_body_rule(text):
+    ir, evaluator = _file(text)
+    assert not any(imp.trigger and imp.trigger.summary == "PR body without the required comment" for imp in ir.imperatives)
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Fix" --body "Fixes #7"'}) == "allow"
