@@ -2639,3 +2639,24 @@ def test_a_fence_that_is_no_single_required_pr_comment_makes_no_pr_body_rule(tex
     ir, evaluator = _file(text)
     assert not any(imp.trigger and imp.trigger.summary == "PR body without the required comment" for imp in ir.imperatives)
     assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Fix" --body "Fixes #7"'}) == "allow"
+
+
+def test_csharp_null_patterns_scope_the_rejected_comparison_to_csharp_files():
+    # dotnet/runtime (set 12) and dotnet/aspnetcore (set 7): the recommended form is C#'s, so the rule is on C# files
+    imp, evaluator = _compiled("- Always use `is null` or `is not null` instead of `== null` or `!= null`.")
+    assert imp.action == "block" and "pass1" in imp.routes
+    def decide(path: str, content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": path, "old_string": "x", "new_string": content})
+
+    assert decide("src/Http/DefaultHttpContext.cs", "        if (context == null)\n") == "block"
+    assert decide("src/Http/DefaultHttpContext.cs", "        if (feature != null)\n") == "block"
+    for path, content in (("src/Http/DefaultHttpContext.cs", "        if (context is null)\n"),
+                          ("src/Http/DefaultHttpContext.cs", "        var same = left == right;\n"),
+                          ("src/mono/browser/runtime/loader/config.ts", "  if (value == null) {\n")):
+        assert decide(path, content) == "allow", (path, content)
+
+
+def test_a_recommended_form_of_no_one_language_scopes_nothing():
+    # `is None` is no C# null pattern: the rule stays where it was (breadth judges it)
+    imp, _ = _compiled("- Always use `x is None` instead of `x == None`.")
+    assert "\\.cs$" not in (imp.trigger.file_scope if imp.trigger else "")
