@@ -129,7 +129,7 @@ class Unit:
     headings: tuple[Heading, ...]  # the heading path above it
     role: str = "rule"  # rule | lead (only announces the list below it) | run-on (too many rule words or names)
     why: str = ""  # a run-on's reason
-    objects: list[ClauseObject] | None = None  # a fenced line: the command it names
+    objects: list[ClauseObject] | None = None  # a fenced line: the command it names (a lead line: the text a fence gives it)
 
 
 @dataclass(slots=True)
@@ -322,7 +322,12 @@ class _Walk:
             elif block.kind == "code":
                 # (a lead that names its own object, "… the `Signed-off-by` trailer - agents must not add it:", is
                 # followed by an example of it, not by a list of more things it forbids)
-                if lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote) and "`" not in lead.quote \
+                if lead and (text := self._required_text(block, lead)):
+                    # "you MUST include the following HTML comment at the bottom of the description:" over a fence of
+                    # one line: the text the rule requires, not a list of things it requires one by one
+                    self.announcing.role, self.announcing.objects = "rule", [ClauseObject(ClauseObjectKind.CODE, text)]  # type: ignore[union-attr]
+                    self.announcing = None
+                elif lead and lead.block.end >= block.start - 2 and not _BAD_EXAMPLE.search(lead.quote) and "`" not in lead.quote \
                         and not _DONT_LABEL.match(lead.quote):
                     self._fenced_list(block, lead, headings)
                     self.announcing = None
@@ -386,6 +391,16 @@ class _Walk:
             if before.end >= block.start - 2:
                 lead = Lead(marker, block, " ".join(block.text.split()))
         return lead
+
+    def _required_text(self, block: Block, lead: Lead) -> str:
+        """The one line of a fence right after a positive lead line that requires "the following" text ("you MUST
+        include the following HTML comment …:"), or ''."""
+        lines = [line.strip() for line in block.lines[1:-1] if line.strip()]
+        if self.announcing is None or self.announcing.span.block is not lead.block or len(lines) != 1 \
+                or lead.block.end < block.start - 2 or self.ladder.classes[lead.marker.marker_class].polarity != "positive" \
+                or not _THE_FOLLOWING.search(lead.quote):
+            return ""
+        return lines[0]
 
     def _fenced_list(self, block: Block, lead: Lead, headings: list[Heading]) -> None:
         for offset, line in enumerate(block.lines[1:-1] if len(block.lines) > 1 else (), start=1):
@@ -487,6 +502,7 @@ def _reading(source: Source, unit: Unit) -> Reading:
         return reading
     if unit.sentence is not None:
         clause = read_clause(unit.sentence, unit.markers, governing, load_lexicon())
+        clause.objects.extend(unit.objects or [])  # (the text a fence after it gives a lead line)
     else:
         clause = Clause(marker=governing, objects=unit.objects or [])
         clause.scope_text = " ".join(o.text.lower() for o in clause.objects)
@@ -513,6 +529,8 @@ def _reading(source: Source, unit: Unit) -> Reading:
 
 
 # "- `manpages/`: Generated files." / "- **`_generated/`** — …": the path a list item's line opens with
+# "include the following HTML comment at the bottom of the description:": a lead line that requires one text
+_THE_FOLLOWING = re.compile(r"\b(?:include|add|append|end with|contain)\s+the\s+following\b", re.IGNORECASE)
 _ITEM_SUBJECT = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\**`([^`\s]+)`\**\s*(?:—|–|-|:)")
 
 

@@ -169,7 +169,10 @@ def load_ladder() -> Ladder:
     headers = [re.escape(h.lower()) for h in data["headers"]]
     forms = tuple((re.compile(form["pattern"].replace("{MARKER}", "(?P<marker>" + "|".join(
         re.escape(m) for m in sorted(form["markers"], key=lambda m: (-len(m), m))) + ")")), form["class"]) for form in data.get("forms", ()))
-    form_phrases = {m: form["class"] for form in data.get("forms", ()) for m in form["markers"]}
+    form_phrases: dict[str, str] = {}
+    for form in data.get("forms", ()):  # (a phrase two forms share keeps the first one's class: "only" asks)
+        for m in form["markers"]:
+            form_phrases.setdefault(m, form["class"])
     prefilters = [form["prefilter"].removeprefix(r"\b") for form in data.get("forms", ())]  # (each starts at a word)
     # one alternation behind one word boundary: the engine tests a position's first character once for all of them
     candidates = re.compile(r"\b(?:(?:" + trie + r")\b|" + "|".join(headers + prefilters) + ")")

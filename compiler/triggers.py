@@ -423,7 +423,8 @@ def scope_regex(globs: list[str]) -> str:
     return "^(?!.*" + any_of(excluded) + ")" + (f"(?=.*{any_of(included)})" if included else "")
 
 
-_USE_X = re.compile(r"\b(?:use|prefer)\s+`?([\w.-]+)`?")
+# "use pnpm", "prefer `uv`", "only pnpm is supported", "pnpm only", "uv exclusively": the tool a family rule requires
+_USE_X = re.compile(r"\b(?:use|prefer|only)\s+`?([\w.-]+)`?|^`?([\w.-]+)`?\s+(?:only|exclusively)\b")
 
 
 def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
@@ -443,7 +444,8 @@ def _required_form(clause: Clause, lex: Lexicon) -> Trigger | None:
 
 def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
     """"Always commit with `-s`": a lexicon `required` entry's command without what the clause requires."""
-    if clause.marker.marker_class != "block-positive":
+    advised = clause.marker.marker_class == "advisory"
+    if clause.marker.marker_class != "block-positive" and not advised:
         return None
     text = " ".join([clause.scope_text, *clause.qualifiers]).replace("`", "")  # "All commits MUST use `-s`"
     codes = [o.text for o in clause.objects if o.kind == ClauseObjectKind.CODE]
@@ -453,6 +455,12 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
         return bool(e["words"].search(text) or any(e["code"].search(c) for c in codes))
 
     found = [e for e in lex.required if e["when_re"].search(text) and reads(e)]
+    if advised:
+        # "Prefer Conventional Commits", "You should sign off your commits": the advice names the form or a verb that
+        # asks for it right after its rule word; "Consider reading the Conventional Commits spec" asks for no call
+        rest = _after_marker(clause, lex)
+        found = [e for e in found if rest.split()[:1] and (rest.split()[0] in lex.clause_words["requiring_verbs"]
+                                                           or e["words"].match(rest))]
     if not found:
         return None
     prefixes = "(?:" + "|".join(js_escape(c) for c in codes) + ")"
@@ -472,6 +480,16 @@ def _required_prose(clause: Clause, lex: Lexicon) -> Trigger | None:
                    keywords=sorted({k for e in joined for k in e["keywords"]}),
                    summary=" or ".join(e["summary"] for e in joined), suggestion=" ".join(e["suggestion"] for e in joined),
                    interpreted=True)
+
+
+def _after_marker(clause: Clause, lex: Lexicon) -> str:
+    """The words of the clause after its rule word ("should ideally have a scope": "have a scope"), without code quotes."""
+    words = clause.scope_text.replace("`", "").split()
+    marker = clause.marker.text.lower().split()
+    at = next((k + len(marker) for k in range(len(words)) if words[k : k + len(marker)] == marker), 0)
+    while at < len(words) and words[at] in lex.clause_words["advice_adverbs"]:
+        at += 1
+    return " ".join(words[at:])
 
 
 _WRAPPER = re.compile(r"^([\w.-]+) (?:run|exec)$")  # `uv run`, `poetry run`, `bundle exec`
@@ -511,10 +529,10 @@ def _family_trigger(clause: Clause, lex: Lexicon) -> Trigger | None:
     """"Always use pnpm", "prefer uv": the other members of the tool's family are the inverse
     trigger; only those the clause names when it names some ("use pnpm, not npm")."""
     m = _USE_X.search(clause.scope_text)
-    family = next((f for f in lex.families if m.group(1) in f), None) if m else None
+    chosen = (m.group(1) or m.group(2)) if m else ""
+    family = next((f for f in lex.families if chosen in f), None)
     if m is None or family is None:
         return None
-    chosen = m.group(1)
     if any(o.kind == ClauseObjectKind.CODE and o.text.split()[:1] == [chosen] and " " in o.text.strip() for o in clause.objects):
         return None  # "use `npm run preflight`" asks for a script of npm, not for npm over pnpm, yarn and bun
     named = set(re.findall(r"[\w.-]+", clause.scope_text[m.end():]))

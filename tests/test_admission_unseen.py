@@ -2634,3 +2634,132 @@ def test_a_required_co_authored_by_trailer_blocks_a_commit_message_without_one()
     # forbidding the trailer is the other rule
     imp, evaluator = _compiled("Do not add `Co-Authored-By` trailers.")
     assert _decide(evaluator, "Bash", {"command": 'git commit -m "fix: x"'}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "- Prefer Conventional Commits: `type(scope): subject` (scope optional)",  # chatwoot/chatwoot (held-out set 18)
+    "- Commit messages should follow Conventional Commits.",
+    "- Consider using conventional commits.",
+])
+def test_an_advisory_required_form_warns_on_the_call_without_it(line):
+    imp, evaluator = _compiled(line)
+    assert imp.action == "warn" and "pass1" in imp.routes, line
+    def warned(command: str) -> bool:
+        return bool(evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": command}}).warnings)
+
+    assert warned('git commit -m "Add SSO login for agents"')
+    assert not warned('git commit -m "feat(auth): add SSO login for agents"') and not warned("git commit --amend --no-edit")
+    assert _decide(evaluator, "Bash", {"command": 'git commit -m "Add SSO login"'}) == "allow"  # a warning, never a block
+
+
+@pytest.mark.parametrize("line", [
+    "- Consider reading the Conventional Commits spec.",  # about the form, no call that has it
+    "- You should not use conventional commits.",  # the opposite: a rule on the prefix, not its absence
+    "- We usually follow conventional commits.",  # hedged
+])
+def test_advice_about_a_required_form_that_asks_for_no_call_without_it_stays_out(line):
+    ir = compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())])
+    assert not any(imp.trigger and imp.trigger.kind == "required-form" for imp in ir.imperatives), line
+    evaluator = Evaluator(guardrules.emit(ir)["rules"])
+    assert not evaluator.evaluate({"tool_name": "Bash", "tool_input": {"command": 'git commit -m "Add SSO login"'}}).warnings
+
+
+@pytest.mark.parametrize(("line", "blocked"), [
+    ("**Only pnpm is supported** (yarn/npm will fail).", ["npm install", "yarn add clsx"]),  # mui/material-ui (set 18)
+    ("- **pnpm only, Node `>=24.15`, pnpm `>=10.33`.**", ["npm install", "yarn add @clerk/shared"]),  # clerk (set 28)
+    ("- Only uv is supported.", ["pip install requests", "poetry add requests"]),
+])
+def test_the_only_tool_of_a_family_blocks_the_others(line, blocked):
+    imp, evaluator = _compiled(line)
+    assert imp.action == "block" and "pass1" in imp.routes, line
+    for command in blocked:
+        assert _decide(evaluator, "Bash", {"command": command}) == "block", command
+    for command in ("pnpm install", "pnpm -F @mui/material add some-package", "uv sync", "cat package.json", "corepack enable"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+def test_for_all_commands_narrows_nothing():
+    # renovatebot/renovate (set 28): "Use `pnpm` for all commands (NOT npm/npx)": every command is a command
+    _, evaluator = _compiled("- Always use `pnpm` for all commands (not npm).")
+    assert _decide(evaluator, "Bash", {"command": "npm install"}) == "block"
+    assert _decide(evaluator, "Bash", {"command": "pnpm install"}) == "allow"
+
+
+@pytest.mark.parametrize("line", [
+    "- Use only the public API.",  # no tool of a family
+    "- Use the wrapper (not a shell).",  # no member named after "not"
+    "- This repo is pnpm only.",  # a description, not a sentence that opens with the tool
+    "- Only the maintainers use npm.",  # "only" picks the people
+])
+def test_only_or_not_without_a_family_member_leading_makes_no_family_rule(line):
+    ir = compile_sources([source_from_bytes("AGENTS.md", (line + "\n").encode())])
+    evaluator = Evaluator(guardrules.emit(ir)["rules"])
+    for command in ("npm install", "yarn add x", "pip install x"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", (line, command)
+
+
+def test_a_qualifier_that_picks_some_commands_still_narrows_the_family_rule():
+    imp, _ = _compiled("- Always use `pnpm` for all Python commands (not npm).")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+    imp, _ = _compiled("- Only npm is supported for publishing.")
+    assert (imp.admission.decision, imp.admission.gate) == ("demoted", "scope")
+
+
+def _file(text: str):
+    ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
+    return ir, Evaluator(guardrules.emit(ir)["rules"])
+
+
+@pytest.mark.parametrize("text", [
+    # vercel/next.js (set 1) and vitest-dev/vitest (set 11)
+    "## PR Descriptions\n\nWhen writing PR descriptions, you MUST include the following HTML comment at the bottom of the "
+    "description:\n\n```\n<!-- NEXT_JS_LLM_PR -->\n```\n",
+    "## PR Descriptions\n\nWhen creating a pull request, you MUST include the following HTML comment at the bottom of the "
+    "PR description:\n\n```\n<!-- NEXT_JS_LLM_PR -->\n```\n",
+])
+def test_a_pr_body_must_include_the_comment_a_fence_gives_its_lead_line(text):
+    ir, evaluator = _file(text)
+    (imp,) = ir.imperatives
+    assert imp.action == "block" and "pass1" in imp.routes
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Fix prefetch" --body "Fixes prefetch."'}) == "block"
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --draft -t "Fix" -b "Fixes #7"'}) == "block"
+    for command in ('gh pr create --title "Fix prefetch" --body "Fixes prefetch.\n\n<!-- NEXT_JS_LLM_PR -->"',
+                    "gh pr create --title Fix --body-file /tmp/pr-body.md", "gh pr create --fill", "gh pr view 71234"):
+        assert _decide(evaluator, "Bash", {"command": command}) == "allow", command
+
+
+@pytest.mark.parametrize("text", [
+    # a fence of several lines is a list of things (or an example), not one text
+    "When creating a pull request, you MUST include the following:\n\n```\n<!-- A -->\n<!-- B -->\n```\n",
+    # a text that is no HTML comment (a heading, a sentence) is for the reviewer to judge
+    "When creating a pull request, you MUST include the following section:\n\n```\n## Test plan\n```\n",
+    # a prohibition over the fence forbids, it requires nothing
+    "When creating a pull request, never include the following comment:\n\n```\n<!-- SKIP_CI -->\n```\n",
+    # no PR: a commit message or a file is not a PR body
+    "Every source file MUST include the following header:\n\n```\n<!-- Copyright Acme -->\n```\n",
+])
+def test_a_fence_that_is_no_single_required_pr_comment_makes_no_pr_body_rule(text):
+    ir, evaluator = _file(text)
+    assert not any(imp.trigger and imp.trigger.summary == "PR body without the required comment" for imp in ir.imperatives)
+    assert _decide(evaluator, "Bash", {"command": 'gh pr create --title "Fix" --body "Fixes #7"'}) == "allow"
+
+
+def test_csharp_null_patterns_scope_the_rejected_comparison_to_csharp_files():
+    # dotnet/runtime (set 12) and dotnet/aspnetcore (set 7): the recommended form is C#'s, so the rule is on C# files
+    imp, evaluator = _compiled("- Always use `is null` or `is not null` instead of `== null` or `!= null`.")
+    assert imp.action == "block" and "pass1" in imp.routes
+    def decide(path: str, content: str) -> str:
+        return _decide(evaluator, "Edit", {"file_path": path, "old_string": "x", "new_string": content})
+
+    assert decide("src/Http/DefaultHttpContext.cs", "        if (context == null)\n") == "block"
+    assert decide("src/Http/DefaultHttpContext.cs", "        if (feature != null)\n") == "block"
+    for path, content in (("src/Http/DefaultHttpContext.cs", "        if (context is null)\n"),
+                          ("src/Http/DefaultHttpContext.cs", "        var same = left == right;\n"),
+                          ("src/mono/browser/runtime/loader/config.ts", "  if (value == null) {\n")):
+        assert decide(path, content) == "allow", (path, content)
+
+
+def test_a_recommended_form_of_no_one_language_scopes_nothing():
+    # `is None` is no C# null pattern: the rule stays where it was (breadth judges it)
+    imp, _ = _compiled("- Always use `x is None` instead of `x == None`.")
+    assert "\\.cs$" not in (imp.trigger.file_scope if imp.trigger else "")
