@@ -32,7 +32,7 @@ from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Pros
 from .ladder import load_ladder, normalise_word
 from .regexes import glob_to_regex
 from .sources import Source, load_conventions
-from .triggers import COMMIT_VERBS, infer_sequence, infer_trigger, load_lexicon, object_kind, omp_trigger
+from .triggers import COMMIT_VERBS, infer_sequence, infer_trigger, is_script, load_lexicon, object_kind, omp_trigger
 
 _PREFIX = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])[ \t]+|\s*>[ \t]?|\s*#{1,6}[ \t]+)")
 _GOOD_EXAMPLE = re.compile(r"^\W*(?:good|right|correct|do this|after)\s*:|✅|✔|✓", re.IGNORECASE)
@@ -531,16 +531,26 @@ def _reading(source: Source, unit: Unit) -> Reading:
 # "- `manpages/`: Generated files." / "- **`_generated/`** — …": the path a list item's line opens with
 # "include the following HTML comment at the bottom of the description:": a lead line that requires one text
 _THE_FOLLOWING = re.compile(r"\b(?:include|add|append|end with|contain)\s+the\s+following\b", re.IGNORECASE)
-_ITEM_SUBJECT = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\**`([^`\s]+)`\**\s*(?:—|–|-|:)")
+# (a bold head names a path only when it has a slash: "**Build**:" is a label)
+_ITEM_SUBJECT = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\**`([^`\s]+)`\**|\*\*([^*`\s]+/[^*`\s]+)\*\*)\s*(?:—|–|-|:)")
 
 
 def _read_item_subject(clause: Clause, item: str) -> None:
     """"- `manpages/`: Generated files. Don't edit directly, regenerate with `x`": an edit verb followed by nothing,
     or by words for the thing spoken of ("directly", "this package", "these"), and naming nothing an edit acts on
-    (a command is not), acts on the path the item opens with."""
+    (a command is not), acts on the path the item opens with. So does a run verb on a script the item opens with
+    ("- **script/tag-release** - **NEVER USE THIS**"), which it runs."""
     lexicon = load_lexicon()
     subject = _ITEM_SUBJECT.match(item)
     verb = clause.verb
+    if subject is not None and verb in lexicon.run_verbs and not clause.objects and is_script(named := subject.group(1) or subject.group(2), lexicon):
+        words = clause.scope_text.split()
+        after = words[words.index(verb) + 1 :] if verb in words else [""]
+        if after and after[0] in lexicon.clause_words["self_references"] and all(w in lexicon.clause_words["self_references"] for w in after):
+            clause.objects = [ClauseObject(ClauseObjectKind.CODE, named)]
+        return
+    if subject is not None and subject.group(1) is None:
+        return
     if subject is None or verb not in lexicon.edit_verbs or not surely_a_path(subject.group(1)) \
             or "/" not in subject.group(1).strip("/") and not re.search(r"\.\w+$", subject.group(1)) \
             or any(object_kind(o, verb, lexicon) != "command" for o in clause.objects):

@@ -215,7 +215,7 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     if verb in lex.run_verbs - lex.content_verbs and (obj.kind == ClauseObjectKind.PATH or _PATHLIKE.search(text)) \
             and " " not in text and not re.search(r"[*?\[{]", text.removesuffix("/*")):
         return "command"  # "Never run `scripts/deploy.sh`", "… through `./node_modules/.bin/*`": the program run
-    if verb in lex.run_verbs and _script(text, lex):
+    if verb in lex.run_verbs and is_script(text, lex):
         return "command"  # "Never use `script/tag-release`": a script is used by running it
     if _MODULE_PATH.match(text):
         return "content"
@@ -230,7 +230,7 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     return "content"
 
 
-def _script(text: str, lex: Lexicon) -> bool:
+def is_script(text: str, lex: Lexicon) -> bool:
     """A relative path to a script: in a scripts folder (`script/tag-release`) or with a shell ending (`deploy.sh`)."""
     path = text.removeprefix("./")
     if not path or re.search(r"[\s*?\[{=(]", path) or path.startswith("/"):

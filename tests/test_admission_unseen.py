@@ -2763,3 +2763,17 @@ def test_a_recommended_form_of_no_one_language_scopes_nothing():
     # `is None` is no C# null pattern: the rule stays where it was (breadth judges it)
     imp, _ = _compiled("- Always use `x is None` instead of `x == None`.")
     assert "\\.cs$" not in (imp.trigger.file_scope if imp.trigger else "")
+
+
+def test_a_script_a_list_item_opens_with_is_what_use_this_runs():
+    # github/github-mcp-server copilot-instructions: "- **script/tag-release** - **NEVER USE THIS** - releases are managed separately"
+    for item in ("- **script/tag-release** - **NEVER USE THIS** - releases are managed separately",
+                 "- `script/tag-release` - **NEVER USE THIS**"):
+        imp, evaluator = _compiled(item)
+        assert imp.action == "block"
+        assert _decide(evaluator, "Bash", {"command": "./script/tag-release v1.2.3"}) == "block"
+        assert _decide(evaluator, "Bash", {"command": "script/get-me"}) == "allow"
+    # a description, a run narrowed by a place, and a bold label are no such rule
+    assert _rules("- **script/get-me** - Quick test script for the get_me tool\n") == []
+    assert _rules("- `scripts/reset-db.sh` - never run this on production\n") == []
+    assert _rules("- **Build** - never use this\n") == []
