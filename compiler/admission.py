@@ -325,6 +325,13 @@ def _verb_misfit(imp, kind: str, first: str, data: _Data) -> str:
 def _kind(imp, source, data: _Data):
     kind, values = tool_kind(imp.rule_trigger), imp.rule_trigger.values
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
+    lead = (imp.context or {}).get("lead", "")
+    if not after and not imp.clause.verb and imp.marker.lower() in lead.lower():
+        # a list item with no verb of its own does what its lead line says ("These directories … should NOT be
+        # included in migrations:" over "- `internal_docs/`"): the lead's verb, when it knew none, is read here
+        after = lead.lower().split(imp.marker.lower(), 1)[-1].rstrip(":").split()
+        if after and after[0].strip("*_`,.") in ("do", "does", "doing"):
+            after = []  # ("Do not do:" over a fence: the lead names no act, the fence shows what not to write)
     verb = after[0].strip("*_`,.") if after else ""
     if verb in data.review_verbs and not data.review_places.match(" ".join(w.strip("*_`,.") for w in after[1:])):
         return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None

@@ -2531,3 +2531,18 @@ def test_making_a_squash_commit_is_not_squashing():
     assert _decide(evaluator, "Bash", {"command": "git merge --squash feature"}) == "block"
     assert _decide(evaluator, "Bash", {"command": "git commit --squash=HEAD~2 -m 'tweak'"}) == "allow"
     assert _decide(evaluator, "Bash", {"command": "git commit --fixup=abc123"}) == "allow"
+
+
+def test_a_list_item_does_what_its_lead_line_says_and_including_is_no_edit():
+    # Arize-ai/phoenix typescript-tooling-migration SKILL.md (a hand audit): folders that "should NOT be included in
+    # migrations" may still be edited; the item takes its lead's verb, and 'included' changes no file
+    text = ("These directories have their own tooling and should NOT be included in migrations:\n"
+            "- `scripts/mock-llm-server/` - Separate mock server\n- `internal_docs/` - Internal documentation utilities\n")
+    assert _rules(text) == []
+    ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
+    assert all("'included' does not change a file" in imp.admission.reason for imp in ir.imperatives)
+    # a lead whose verb edits still hands it to its items
+    (rule,) = _rules("Never edit these directories:\n- `vendor/` - third-party code\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "vendor/lib/a.go", "old_string": "a", "new_string": "b"}) == "block"
+    (rule,) = _rules("These files are generated and must not be modified:\n- `src/gen/api.ts`\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/gen/api.ts", "old_string": "a", "new_string": "b"}) == "block"
