@@ -2546,3 +2546,24 @@ def test_a_list_item_does_what_its_lead_line_says_and_including_is_no_edit():
     assert _decide(Evaluator([rule]), "Edit", {"file_path": "vendor/lib/a.go", "old_string": "a", "new_string": "b"}) == "block"
     (rule,) = _rules("These files are generated and must not be modified:\n- `src/gen/api.ts`\n")
     assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/gen/api.ts", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_two_commands_joined_as_one_act_forbid_the_pair_not_each():
+    # getsentry/sentry-cocoa AGENTS.md (a hand audit): "never `mv` + `git add`" is not a ban on `git add`, nor on the
+    # text "mv" in a file (`mv` is a shell command, never file content)
+    imp, _ = _compiled("- **File renames** — always use `git mv`, never `mv` + `git add`")
+    assert imp.admission.decision == "demoted" and "forbids the pair" in imp.admission.reason
+    assert _rules("- **File renames** — always use `git mv`, never `mv` + `git add`\n") == []
+    assert _rules("Never run `git stash` followed by `git pull`.\n") == []
+    # one command alone is still forbidden
+    _, evaluator = _compiled("- Never use `git add -A`.")
+    assert _decide(evaluator, "Bash", {"command": "git add -A"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "scripts/ship.sh", "content": "mv a b\n"}) == "allow"
+
+
+def test_the_file_utilities_of_a_shell_are_commands_not_file_content():
+    # getsentry/sentry-cocoa AGENTS.md (a hand audit): `mv` was read as text a file must not hold
+    _, evaluator = _compiled("- Do not use `mv`; use `git mv` instead.")
+    assert _decide(evaluator, "Bash", {"command": "mv src/a.swift src/b.swift"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "git mv src/a.swift src/b.swift"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "scripts/release.sh", "content": "mv build/out dist/\n"}) == "allow"
