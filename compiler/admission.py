@@ -46,6 +46,7 @@ class _Data:
     code_placeholder: re.Pattern
     not_paths: tuple[re.Pattern, ...]
     shell_token: re.Pattern
+    quoted_text: re.Pattern
     preference_split: re.Pattern
     only_if_person: re.Pattern
     unprompted: re.Pattern
@@ -83,6 +84,7 @@ def load_admission() -> _Data:
         code_placeholder=re.compile(data["code_placeholder"]),
         not_paths=tuple(re.compile(p) for p in data["not_paths"]),
         shell_token=re.compile(data["shell_tokens"]),
+        quoted_text=re.compile(data["quoted_text"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
         unprompted=re.compile(data["unprompted"], re.IGNORECASE),
@@ -359,6 +361,9 @@ def _kind(imp, source, data: _Data):
         for value in values:
             if data.shell_token.match(value):
                 return f"`{value}` is a command-line flag, which never appears in file content", None
+            if data.quoted_text.match(value):
+                return (f"`{value}` is a piece of text in quotes (a title, label or message), and this rule would fire "
+                        "wherever that text is written, not only in the place the sentence means"), None
             if data.env_var.match(value) and data.command_context.search(imp.quote):
                 return (f"`{value}` is named in a sentence about running commands; an environment variable "
                         "set on a command line is not file content"), None

@@ -2567,3 +2567,18 @@ def test_the_file_utilities_of_a_shell_are_commands_not_file_content():
     assert _decide(evaluator, "Bash", {"command": "mv src/a.swift src/b.swift"}) == "ask"
     assert _decide(evaluator, "Bash", {"command": "git mv src/a.swift src/b.swift"}) == "allow"
     assert _decide(evaluator, "Write", {"file_path": "scripts/release.sh", "content": "mv build/out dist/\n"}) == "allow"
+
+
+
+def test_a_string_of_words_in_quotes_is_a_value_not_code():
+    # Arize-ai/phoenix phoenix-release-notes SKILL.md (a hand audit): a release note's title must never be
+    # `"Release Notes"`, but `docs.json` names its navigation tab "Release Notes", which the skill itself edits
+    line = ('- [ ] **Frontmatter title is date-prefixed**: `title: "MM.DD.YYYY: Descriptive Title"` — never `"Release Notes"` '
+            "(which is reserved for the index page) and never missing the date prefix")
+    imp, _ = _compiled(line)
+    assert imp.admission.decision == "demoted" and "a piece of text in quotes" in imp.admission.reason
+    # a directive in quotes is code, and a name is still a name
+    _, evaluator = _compiled("- Never write `'use strict'`.")
+    assert _decide(evaluator, "Write", {"file_path": "src/page.js", "content": "'use strict';\n"}) == "block"
+    _, evaluator = _compiled("- `console.log` MUST NOT be used directly.")
+    assert _decide(evaluator, "Write", {"file_path": "src/cli.ts", "content": "console.log(x)\n"}) == "block"
