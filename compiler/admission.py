@@ -395,6 +395,15 @@ def _scope(imp, source, data: _Data):
         for value in trigger.values:
             if found := _said(data, "file_part", value, imp.quote):
                 return f"'{found.group(0)}' names a part of `{value}`, and this rule would stop every edit of it", None
+        # "Never edit the … specs in spec/ by hand; they are synced … at the commits pinned in spec/infra-ref": the
+        # sentence itself names a file inside the folder as something other than what it forbids (a pin to bump, a
+        # README to read), so the folder as a whole is not what it forbids
+        folders = [v for v in trigger.values if v.endswith("/") and "*" not in v]
+        for other in (o.text for o in (*clause.alternatives, *clause.exceptions, *clause.examples)):
+            inside = next((f for f in folders if other.startswith(f) and other != f or f"/{f}" in f"/{other}" and other.rstrip("/") != f.rstrip("/")), "")
+            if inside and other not in trigger.values:
+                return (f"the sentence names `{other}` inside `{inside}` as something other than what it forbids, "
+                        f"and this rule would stop every edit under `{inside}`"), None
     if trigger.kind == TriggerKind.COMMAND:
         for value in trigger.values:
             if found := _said(data, "command_narrowing", value, imp.quote):

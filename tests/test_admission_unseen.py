@@ -2582,3 +2582,17 @@ def test_a_string_of_words_in_quotes_is_a_value_not_code():
     assert _decide(evaluator, "Write", {"file_path": "src/page.js", "content": "'use strict';\n"}) == "block"
     _, evaluator = _compiled("- `console.log` MUST NOT be used directly.")
     assert _decide(evaluator, "Write", {"file_path": "src/cli.ts", "content": "console.log(x)\n"}) == "block"
+
+def test_a_folder_whose_sentence_names_a_file_inside_it_as_another_thing_is_not_forbidden_whole():
+    # e2b-dev/E2B CLAUDE.md (a hand audit): the specs in `spec/` are synced, but the pins beside them in `spec/` are
+    # what the next sentence says to bump
+    line = ("Never edit the API, envd, or volume-content specs in spec/ by hand; they are synced with Copybara from "
+            "e2b-dev/infra and e2b-dev/belt at the commits pinned in spec/infra-ref and spec/belt-ref (see copy.bara.sky "
+            "and spec/README.md).")
+    imp, _ = _compiled(line)
+    assert imp.admission.decision == "demoted" and "names `spec/infra-ref` inside `spec/`" in imp.admission.reason
+    # a folder whose sentence names what to use elsewhere is still forbidden whole
+    _, evaluator = _compiled("Do not edit `vendor/`, use `third_party/` instead.")
+    assert _decide(evaluator, "Edit", {"file_path": "vendor/a.go", "old_string": "a", "new_string": "b"}) == "ask"
+    _, evaluator = _compiled("Never edit files in `gen/` by hand; regenerate them with `make gen` instead.")
+    assert _decide(evaluator, "Edit", {"file_path": "gen/api.go", "old_string": "a", "new_string": "b"}) == "block"
