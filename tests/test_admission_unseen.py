@@ -2596,3 +2596,12 @@ def test_a_folder_whose_sentence_names_a_file_inside_it_as_another_thing_is_not_
     assert _decide(evaluator, "Edit", {"file_path": "vendor/a.go", "old_string": "a", "new_string": "b"}) == "ask"
     _, evaluator = _compiled("Never edit files in `gen/` by hand; regenerate them with `make gen` instead.")
     assert _decide(evaluator, "Edit", {"file_path": "gen/api.go", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_the_dot_that_ends_a_sentence_is_not_part_of_a_bare_path():
+    # found auditing e2b-dev/E2B: "Never edit files in gen/." watched `gen/.`, a file no edit touches
+    _, evaluator = _compiled("Never edit files in gen/.")
+    assert _decide(evaluator, "Edit", {"file_path": "gen/api.go", "old_string": "a", "new_string": "b"}) == "block"
+    _, evaluator = _compiled("Never edit src/gen/api.ts.")
+    assert _decide(evaluator, "Edit", {"file_path": "src/gen/api.ts", "old_string": "a", "new_string": "b"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "src/gen/api.tsx", "old_string": "a", "new_string": "b"}) == "allow"
