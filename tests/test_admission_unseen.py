@@ -2605,3 +2605,20 @@ def test_the_dot_that_ends_a_sentence_is_not_part_of_a_bare_path():
     _, evaluator = _compiled("Never edit src/gen/api.ts.")
     assert _decide(evaluator, "Edit", {"file_path": "src/gen/api.ts", "old_string": "a", "new_string": "b"}) == "block"
     assert _decide(evaluator, "Edit", {"file_path": "src/gen/api.tsx", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+def test_constructing_a_type_is_a_call_of_its_constructor_not_every_mention():
+    # getsentry/sentry-dart test-guidelines SKILL.md (a hand audit): "never construct `SentryOptions` directly" blocked
+    # every test that names the type (`final SentryOptions options = defaultTestOptions();`)
+    _, evaluator = _compiled("Always build options via `defaultTestOptions()` from `test_utils.dart` — never construct "
+                             "`SentryOptions` directly.")
+    def write(content: str) -> str:
+        return _decide(evaluator, "Write", {"file_path": "test/client_test.dart", "content": content})
+
+    assert write("final options = SentryOptions(dsn: fakeDsn);\n") == "block"
+    assert write("const o = new SentryOptions();\n") == "block"
+    assert write("final SentryOptions options = defaultTestOptions();\n") == "allow"
+    assert write("void configure(SentryOptions options) {}\n") == "allow"
+    # the verb "use" still watches every use of a name
+    _, evaluator = _compiled("Never use `SentryOptions` in tests.")
+    assert _decide(evaluator, "Write", {"file_path": "test/a_test.dart", "content": "SentryOptions? o;\n"}) == "block"
