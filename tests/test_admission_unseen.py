@@ -2622,3 +2622,17 @@ def test_constructing_a_type_is_a_call_of_its_constructor_not_every_mention():
     # the verb "use" still watches every use of a name
     _, evaluator = _compiled("Never use `SentryOptions` in tests.")
     assert _decide(evaluator, "Write", {"file_path": "test/a_test.dart", "content": "SentryOptions? o;\n"}) == "block"
+
+
+def test_a_place_after_the_form_a_preference_turns_down_is_where_it_holds():
+    # getsentry/sentry-go AGENTS.md (a hand audit): the warning held in every test file, though the sentence speaks of
+    # the tests built on `internal/sentrytest` only
+    imp, _ = _compiled("- Prefer `fixture.Flush()` over direct `sentry.Flush(...)` in tests built on `internal/sentrytest`")
+    assert imp.admission.decision == "demoted" and "narrows the rule" in imp.admission.reason
+    # a place in words is how the turned-down side is met (tensorzero/tensorzero, chatwoot/chatwoot in the held-out
+    # set): the rule stays; with no place, the preference holds everywhere
+    imp, _ = _compiled('- Prefer "Postgres" instead of "PostgreSQL" in comments, error messages, and docs.')
+    assert imp.admission.decision == "admitted"
+    _, evaluator = _compiled("- Prefer `fixture.Flush()` over direct `sentry.Flush(...)`")
+    write = {"tool_name": "Write", "tool_input": {"file_path": "client_test.go", "content": "sentry.Flush(time.Second)\n"}}
+    assert evaluator.evaluate(write).warnings
