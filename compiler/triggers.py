@@ -370,8 +370,8 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
     if polarity == "negative" and objects and verb in lex.construct_verbs and all(_CLASS_NAME.match(o.text) for o in objects):
         # "never construct `SentryOptions` directly": a call of its constructor (`SentryOptions(…)`, `new
         # SentryOptions(…)`), not every mention of the type (`final SentryOptions options = defaultTestOptions();`)
-        names = any_of([js_escape(o.text) for o in objects])
-        regex = rf"\bnew\s+{names}\b|(?<![\w.$])(?<!class\s){names}\s*\("
+        typed = any_of([js_escape(o.text) for o in objects])
+        regex = rf"\bnew\s+{typed}\b|(?<![\w.$])(?<!class\s){typed}\s*\("
         built = Trigger(TriggerKind.CONTENT, list(lex.tools["content"]),
                         [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]],
                         summary=_slug_words([o.text for o in objects]), interpreted=True, values=[o.text for o in objects])
