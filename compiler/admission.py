@@ -46,6 +46,7 @@ class _Data:
     code_placeholder: re.Pattern
     not_paths: tuple[re.Pattern, ...]
     shell_token: re.Pattern
+    quoted_text: re.Pattern
     preference_split: re.Pattern
     only_if_person: re.Pattern
     unprompted: re.Pattern
@@ -83,6 +84,7 @@ def load_admission() -> _Data:
         code_placeholder=re.compile(data["code_placeholder"]),
         not_paths=tuple(re.compile(p) for p in data["not_paths"]),
         shell_token=re.compile(data["shell_tokens"]),
+        quoted_text=re.compile(data["quoted_text"]),
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
         unprompted=re.compile(data["unprompted"], re.IGNORECASE),
@@ -325,6 +327,13 @@ def _verb_misfit(imp, kind: str, first: str, data: _Data) -> str:
 def _kind(imp, source, data: _Data):
     kind, values = tool_kind(imp.rule_trigger), imp.rule_trigger.values
     after = imp.quote.lower().split(imp.marker.lower(), 1)[-1].split() if imp.marker.lower() in imp.quote.lower() else []
+    lead = (imp.context or {}).get("lead", "")
+    if not after and not imp.clause.verb and imp.marker.lower() in lead.lower():
+        # a list item with no verb of its own does what its lead line says ("These directories … should NOT be
+        # included in migrations:" over "- `internal_docs/`"): the lead's verb, when it knew none, is read here
+        after = lead.lower().split(imp.marker.lower(), 1)[-1].rstrip(":").split()
+        if after and after[0].strip("*_`,.") in ("do", "does", "doing"):
+            after = []  # ("Do not do:" over a fence: the lead names no act, the fence shows what not to write)
     verb = after[0].strip("*_`,.") if after else ""
     if verb in data.review_verbs and not data.review_places.match(" ".join(w.strip("*_`,.") for w in after[1:])):
         return (f"'{imp.marker} {after[0]}' tells a reviewer what not to comment on; it forbids no tool call"), None
@@ -352,6 +361,9 @@ def _kind(imp, source, data: _Data):
         for value in values:
             if data.shell_token.match(value):
                 return f"`{value}` is a command-line flag, which never appears in file content", None
+            if data.quoted_text.match(value):
+                return (f"`{value}` is a piece of text in quotes (a title, label or message), and this rule would fire "
+                        "wherever that text is written, not only in the place the sentence means"), None
             if data.env_var.match(value) and data.command_context.search(imp.quote):
                 return (f"`{value}` is named in a sentence about running commands; an environment variable "
                         "set on a command line is not file content"), None
@@ -383,6 +395,15 @@ def _scope(imp, source, data: _Data):
         for value in trigger.values:
             if found := _said(data, "file_part", value, imp.quote):
                 return f"'{found.group(0)}' names a part of `{value}`, and this rule would stop every edit of it", None
+        # "Never edit the … specs in spec/ by hand; they are synced … at the commits pinned in spec/infra-ref": the
+        # sentence itself names a file inside the folder as something other than what it forbids (a pin to bump, a
+        # README to read), so the folder as a whole is not what it forbids
+        folders = [v for v in trigger.values if v.endswith("/") and "*" not in v]
+        for other in (o.text for o in (*clause.alternatives, *clause.exceptions, *clause.examples)):
+            inside = next((f for f in folders if other.startswith(f) and other != f or f"/{f}" in f"/{other}" and other.rstrip("/") != f.rstrip("/")), "")
+            if inside and other not in trigger.values:
+                return (f"the sentence names `{other}` inside `{inside}` as something other than what it forbids, "
+                        f"and this rule would stop every edit under `{inside}`"), None
     if trigger.kind == TriggerKind.COMMAND:
         for value in trigger.values:
             if found := _said(data, "command_narrowing", value, imp.quote):

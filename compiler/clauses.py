@@ -1034,10 +1034,19 @@ def read_clause(sentence: Sentence, markers: list[Marker], governing: Marker, le
             if quoted_own:  # 'Prefer "Postgres" instead of "PostgreSQL"': the rejected side is quoted the same way
                 part = _quoted_names(part, 1 if len(part) > 1 and part[1].norm in ("of", "than") else 0, lexicon.clause_words)
                 objs = _objects(part, lexicon)
-            side = _split_clause(part[1:], lexicon, False).main  # ("over something such as `X`": X is an example)
+            split = _split_clause(part[1:], lexicon, False)
+            side = split.main  # ("over something such as `X`": X is an example)
             (clause.instead_of if polarity == "positive" else clause.alternatives).extend(_objects(side, lexicon))
             if polarity == "positive":  # "over raw SQL": the words of the side the sentence turns down
                 _add_rejected(clause, side)
+                # "Prefer `fixture.Flush()` over direct `sentry.Flush(...)` in tests built on `internal/sentrytest`": a
+                # place after the side it turns down that names a module or folder is where the whole preference holds
+                # (a place in words alone, "in specs", "in comments, error messages and docs", is how the side is met,
+                # and is left as it was)
+                if any(t.type in ("CODE", "PATH") for qualifier in split.qualifiers for t in qualifier):
+                    for qualifier in split.qualifiers:
+                        if qualifier and qualifier[0].type == "WORD" and qualifier[0].norm in ("in", "inside", "within"):
+                            _read_qualifier(clause, qualifier, lexicon)
         elif lead in lexicon.clause_words["exception_openers"] or start == governing.exception > 0:
             # ("Only commit when explicitly asked": the sentence form's exception, as "unless asked" is one)
             clause.exceptions.extend(objs)

@@ -50,6 +50,7 @@ class Lexicon:
     remove_verbs: frozenset[str]
     create_verbs: frozenset[str]
     mock_verbs: frozenset[str]
+    construct_verbs: frozenset[str]
     script_runners: tuple[str, ...]
     script_names: frozenset[str]
     programs: frozenset[str]
@@ -144,6 +145,7 @@ def load_lexicon() -> Lexicon:
         remove_verbs=verbs["remove"],
         create_verbs=verbs["create"],
         mock_verbs=verbs["mock"],
+        construct_verbs=verbs["construct"],
         script_runners=tuple(data["script_runners"]),
         script_names=frozenset(data["script_names"]),
         programs=frozenset(data["programs"]),
@@ -151,7 +153,7 @@ def load_lexicon() -> Lexicon:
         prose=prose,
         prose_literals=frozenset().union(*(entry["literals"] or () for entry in prose)),
         verbs=verbs["run"] | verbs["edit"] | verbs["content"] | verbs["unobservable"] | verbs["mock"] | verbs["remove"]
-        | verbs["create"],
+        | verbs["create"] | verbs["construct"],
         versioned=frozenset(data["versioned"]),
         families=tuple(tuple(f) for f in data["families"]),
         placeholders=frozenset(data["placeholders"]),
@@ -321,6 +323,7 @@ def _class_modifiers(clause: Clause, objects: list[ClauseObject]) -> list[str]:
     return named if named and sorted(o.text for o in objects) == sorted(named) else []
 
 
+_CLASS_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*$")  # a type's name: `SentryOptions`, `HttpClient`
 _ELIDED_IMPORT = re.compile(r"^import\s+(?:\.\.\.|…|\{\s*(?:\.\.\.|…)\s*\}|\*\s+as\s+(?:\.\.\.|…))\s+from\s+(['\"])([^'\"\s]+)\1;?$")
 
 
@@ -375,6 +378,16 @@ def _infer_trigger(clause: Clause, polarity: str, lex: Lexicon) -> Trigger | Non
         # (a name with a slash is itself a module, "never import `k8s.io/kubernetes` from staging": "from" names
         # a place, which the gate cannot see)
         return _import_trigger(names, modules, lex) if modules and names and not any("/" in n for n in names) else None
+    if polarity == "negative" and objects and verb in lex.construct_verbs and all(_CLASS_NAME.match(o.text) for o in objects):
+        # "never construct `SentryOptions` directly": a call of its constructor (`SentryOptions(…)`, `new
+        # SentryOptions(…)`), not every mention of the type (`final SentryOptions options = defaultTestOptions();`)
+        typed = any_of([js_escape(o.text) for o in objects])
+        regex = rf"\bnew\s+{typed}\b|(?<![\w.$])(?<!class\s){typed}\s*\("
+        built = Trigger(TriggerKind.CONTENT, list(lex.tools["content"]),
+                        [Pattern(field=f, regex=regex, flags="") for f in lex.tools["content_fields"]],
+                        summary=_slug_words([o.text for o in objects]), interpreted=True, values=[o.text for o in objects])
+        built.file_scope = _code_scope(clause.file_scope, lex)
+        return built
     if verb in lex.mock_verbs and (objects or re.search(r"\b(?:anything|everything)$", clause.scope_text)):
         return _mock_trigger([o.text for o in objects], lex)  # "Never mock anything": every mock call
     if objects and verb in lex.run_verbs and all(_URL.match(o.text) for o in objects):

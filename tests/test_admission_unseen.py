@@ -2580,11 +2580,8 @@ def test_pushing_tags_is_a_push_that_sends_tags():
 def test_a_full_stop_after_a_bare_path_ends_the_sentence():
     # facebook/pyrefly AGENTS.md: "… tests pulled from python/typing. Don't edit these manually." made an edit rule
     # on `python/typing.`, the full stop taken into the path and the two sentences read as one
+    # (the path itself: test_the_dot_that_ends_a_sentence_is_not_part_of_a_bare_path)
     assert _rules("- conformance - Typing conformance tests pulled from python/typing. Don't edit these manually.\n") == []
-    _, evaluator = _compiled("Never edit files in db/migrations/.")
-    assert _decide(evaluator, "Edit", {"file_path": "db/migrations/0001_init.sql", "old_string": "a", "new_string": "b"}) == "block"
-    _, evaluator = _compiled("Never edit src/generated/api.ts.")
-    assert _decide(evaluator, "Edit", {"file_path": "src/generated/api.ts", "old_string": "a", "new_string": "b"}) == "block"
 
 
 def test_changing_a_remote_is_git_remote_set_url_add_remove_or_rename():
@@ -2777,3 +2774,108 @@ def test_a_script_a_list_item_opens_with_is_what_use_this_runs():
     assert _rules("- **script/get-me** - Quick test script for the get_me tool\n") == []
     assert _rules("- `scripts/reset-db.sh` - never run this on production\n") == []
     assert _rules("- **Build** - never use this\n") == []
+
+
+def test_a_list_item_does_what_its_lead_line_says_and_including_is_no_edit():
+    # Arize-ai/phoenix typescript-tooling-migration SKILL.md (a hand audit): folders that "should NOT be included in
+    # migrations" may still be edited; the item takes its lead's verb, and 'included' changes no file
+    text = ("These directories have their own tooling and should NOT be included in migrations:\n"
+            "- `scripts/mock-llm-server/` - Separate mock server\n- `internal_docs/` - Internal documentation utilities\n")
+    assert _rules(text) == []
+    ir = compile_sources([source_from_bytes("AGENTS.md", text.encode())])
+    assert all("'included' does not change a file" in imp.admission.reason for imp in ir.imperatives)
+    # a lead whose verb edits still hands it to its items
+    (rule,) = _rules("Never edit these directories:\n- `vendor/` - third-party code\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "vendor/lib/a.go", "old_string": "a", "new_string": "b"}) == "block"
+    (rule,) = _rules("These files are generated and must not be modified:\n- `src/gen/api.ts`\n")
+    assert _decide(Evaluator([rule]), "Edit", {"file_path": "src/gen/api.ts", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_two_commands_joined_as_one_act_forbid_the_pair_not_each():
+    # getsentry/sentry-cocoa AGENTS.md (a hand audit): "never `mv` + `git add`" is not a ban on `git add`, nor on the
+    # text "mv" in a file (`mv` is a shell command, never file content)
+    imp, _ = _compiled("- **File renames** — always use `git mv`, never `mv` + `git add`")
+    assert imp.admission.decision == "demoted" and "forbids the pair" in imp.admission.reason
+    assert _rules("- **File renames** — always use `git mv`, never `mv` + `git add`\n") == []
+    assert _rules("Never run `git stash` followed by `git pull`.\n") == []
+    # one command alone is still forbidden
+    _, evaluator = _compiled("- Never use `git add -A`.")
+    assert _decide(evaluator, "Bash", {"command": "git add -A"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "scripts/ship.sh", "content": "mv a b\n"}) == "allow"
+
+
+def test_the_file_utilities_of_a_shell_are_commands_not_file_content():
+    # getsentry/sentry-cocoa AGENTS.md (a hand audit): `mv` was read as text a file must not hold
+    _, evaluator = _compiled("- Do not use `mv`; use `git mv` instead.")
+    assert _decide(evaluator, "Bash", {"command": "mv src/a.swift src/b.swift"}) == "ask"
+    assert _decide(evaluator, "Bash", {"command": "git mv src/a.swift src/b.swift"}) == "allow"
+    assert _decide(evaluator, "Write", {"file_path": "scripts/release.sh", "content": "mv build/out dist/\n"}) == "allow"
+
+
+
+def test_a_string_of_words_in_quotes_is_a_value_not_code():
+    # Arize-ai/phoenix phoenix-release-notes SKILL.md (a hand audit): a release note's title must never be
+    # `"Release Notes"`, but `docs.json` names its navigation tab "Release Notes", which the skill itself edits
+    line = ('- [ ] **Frontmatter title is date-prefixed**: `title: "MM.DD.YYYY: Descriptive Title"` — never `"Release Notes"` '
+            "(which is reserved for the index page) and never missing the date prefix")
+    imp, _ = _compiled(line)
+    assert imp.admission.decision == "demoted" and "a piece of text in quotes" in imp.admission.reason
+    # a directive in quotes is code, and a name is still a name
+    _, evaluator = _compiled("- Never write `'use strict'`.")
+    assert _decide(evaluator, "Write", {"file_path": "src/page.js", "content": "'use strict';\n"}) == "block"
+    _, evaluator = _compiled("- `console.log` MUST NOT be used directly.")
+    assert _decide(evaluator, "Write", {"file_path": "src/cli.ts", "content": "console.log(x)\n"}) == "block"
+
+def test_a_folder_whose_sentence_names_a_file_inside_it_as_another_thing_is_not_forbidden_whole():
+    # e2b-dev/E2B CLAUDE.md (a hand audit): the specs in `spec/` are synced, but the pins beside them in `spec/` are
+    # what the next sentence says to bump
+    line = ("Never edit the API, envd, or volume-content specs in spec/ by hand; they are synced with Copybara from "
+            "e2b-dev/infra and e2b-dev/belt at the commits pinned in spec/infra-ref and spec/belt-ref (see copy.bara.sky "
+            "and spec/README.md).")
+    imp, _ = _compiled(line)
+    assert imp.admission.decision == "demoted" and "names `spec/infra-ref` inside `spec/`" in imp.admission.reason
+    # a folder whose sentence names what to use elsewhere is still forbidden whole
+    _, evaluator = _compiled("Do not edit `vendor/`, use `third_party/` instead.")
+    assert _decide(evaluator, "Edit", {"file_path": "vendor/a.go", "old_string": "a", "new_string": "b"}) == "ask"
+    _, evaluator = _compiled("Never edit files in `gen/` by hand; regenerate them with `make gen` instead.")
+    assert _decide(evaluator, "Edit", {"file_path": "gen/api.go", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_the_dot_that_ends_a_sentence_is_not_part_of_a_bare_path():
+    # found auditing e2b-dev/E2B: "Never edit files in gen/." watched `gen/.`, a file no edit touches
+    _, evaluator = _compiled("Never edit files in gen/.")
+    assert _decide(evaluator, "Edit", {"file_path": "gen/api.go", "old_string": "a", "new_string": "b"}) == "block"
+    _, evaluator = _compiled("Never edit src/gen/api.ts.")
+    assert _decide(evaluator, "Edit", {"file_path": "src/gen/api.ts", "old_string": "a", "new_string": "b"}) == "block"
+    assert _decide(evaluator, "Edit", {"file_path": "src/gen/api.tsx", "old_string": "a", "new_string": "b"}) == "allow"
+
+
+def test_constructing_a_type_is_a_call_of_its_constructor_not_every_mention():
+    # getsentry/sentry-dart test-guidelines SKILL.md (a hand audit): "never construct `SentryOptions` directly" blocked
+    # every test that names the type (`final SentryOptions options = defaultTestOptions();`)
+    _, evaluator = _compiled("Always build options via `defaultTestOptions()` from `test_utils.dart` — never construct "
+                             "`SentryOptions` directly.")
+    def write(content: str) -> str:
+        return _decide(evaluator, "Write", {"file_path": "test/client_test.dart", "content": content})
+
+    assert write("final options = SentryOptions(dsn: fakeDsn);\n") == "block"
+    assert write("const o = new SentryOptions();\n") == "block"
+    assert write("final SentryOptions options = defaultTestOptions();\n") == "allow"
+    assert write("void configure(SentryOptions options) {}\n") == "allow"
+    # the verb "use" still watches every use of a name
+    _, evaluator = _compiled("Never use `SentryOptions` in tests.")
+    assert _decide(evaluator, "Write", {"file_path": "test/a_test.dart", "content": "SentryOptions? o;\n"}) == "block"
+
+
+def test_a_place_after_the_form_a_preference_turns_down_is_where_it_holds():
+    # getsentry/sentry-go AGENTS.md (a hand audit): the warning held in every test file, though the sentence speaks of
+    # the tests built on `internal/sentrytest` only
+    imp, _ = _compiled("- Prefer `fixture.Flush()` over direct `sentry.Flush(...)` in tests built on `internal/sentrytest`")
+    assert imp.admission.decision == "demoted" and "narrows the rule" in imp.admission.reason
+    # a place in words is how the turned-down side is met (tensorzero/tensorzero, chatwoot/chatwoot in the held-out
+    # set): the rule stays; with no place, the preference holds everywhere
+    imp, _ = _compiled('- Prefer "Postgres" instead of "PostgreSQL" in comments, error messages, and docs.')
+    assert imp.admission.decision == "admitted"
+    _, evaluator = _compiled("- Prefer `fixture.Flush()` over direct `sentry.Flush(...)`")
+    write = {"tool_name": "Write", "tool_input": {"file_path": "client_test.go", "content": "sentry.Flush(time.Second)\n"}}
+    assert evaluator.evaluate(write).warnings
