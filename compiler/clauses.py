@@ -380,8 +380,9 @@ def _objects(tokens, lexicon) -> list[ClauseObject]:
         if _names_the_enforcer(tokens, i, lexicon.clause_words["enforcing_participles"]):
             continue  # "banned by `no-restricted-globals`": the lint rule that enforces the rule, not a thing it bans
         following = tokens[i + 1].norm if i + 1 < len(tokens) else ""
-        if following in lexicon.clause_words["git_names"]:
+        if following in lexicon.clause_words["git_names"] and not obj.text.startswith("@"):
             continue  # "a `cursor/` branch": the name of a branch, tag or remote, which no file path or content shows
+            # ("`@author` tags" are Javadoc's, written in code)
         if following in lexicon.clause_words["construct_nouns"] and _PLAIN_NAME.match(obj.text):
             continue  # "the `deprecated` directive": a form the sentence does not spell
         if following in lexicon.clause_words["statement_nouns"] and obj.text in lexicon.programs:
@@ -892,9 +893,22 @@ def _pronoun_subject(clause: Clause, before, lexicon) -> None:
 def place_as_object(clause: Clause, lexicon) -> None:
     """"Never write in `/etc/`": with no object, the place an edit verb acts in is what it acts on."""
     if not clause.objects and clause.file_scope and clause.verb in lexicon.edit_verbs \
-            and not any(g.startswith("!") for g in clause.file_scope):
+            and not any(g.startswith("!") for g in clause.file_scope) and not _acts_on_a_word(clause, lexicon):
         clause.objects = [ClauseObject(ClauseObjectKind.PATH, glob) for glob in clause.file_scope]
         clause.file_scope = []
+
+
+def _acts_on_a_word(clause: Clause, lexicon) -> bool:
+    """"Update state directly inside coroutines": the verb has an object of its own in words, and the place, a plain
+    word (no path is written: "edit translated docs under `docs/ja`" names its folder), only says where in the code."""
+    if any(glob in clause.scope_text for glob in clause.file_scope):
+        return False
+    known = lexicon.clause_words
+    words = clause.scope_text.lower().split()
+    after = words[words.index(clause.verb) + 1 :] if clause.verb in words else []
+    passed = known["self_references"] | lexicon.verbs | {"or", "and"}  # ("delete or rename files under …")
+    named = next((w for w in after if w not in passed), "")
+    return bool(named) and named not in known["place_prepositions"] | known["glob_place_prepositions"] | known["place_objects"]
 
 
 def _drop_agent_made(clause: Clause, agent_made: re.Pattern) -> None:

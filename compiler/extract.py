@@ -592,7 +592,7 @@ def _named_paths(tokens: tuple) -> list[str]:
     """The paths a sentence names, a folder that places a file glob before it folded into it: "Files matching
     `*.generated.ts` in `lib/`" names `lib/**/*.generated.ts`, not every file under `lib/`. A code span with a
     space is a command, not a path (`pnpm generate:*`)."""
-    places = load_lexicon().clause_words["place_prepositions"]
+    places = load_lexicon().clause_words["glob_place_prepositions"]
     paths: list[str] = []
     word = ""
     for token in tokens:

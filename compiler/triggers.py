@@ -36,6 +36,8 @@ _JOINED_TOPICS = re.compile(r"\s(?:&|and)\s|,")  # a heading about more than one
 _PATHLIKE = re.compile(r"/|^\.|[*?]|\.[A-Za-z0-9]{1,6}$")
 # an import path that opens with a domain (`github.com/stretchr/testify/assert`, `golang.org/x/sync`): code, not a file
 _MODULE_PATH = re.compile(r"^(?:[a-z0-9-]+\.)+(?:com|org|io|net|dev|in|me|co|sh)/[\w.~/-]+$")
+# a type's member (`Thread.sleep`): a capitalised name, a dot and a name
+_MEMBER = re.compile(r"^[A-Z][A-Za-z0-9]*\.[A-Za-z_]\w*$")
 _KEYWORD_SAFE = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
 ObjectKind = Literal["command", "path", "content", "mcp"]  # the trigger a clause object gives
 
@@ -226,7 +228,11 @@ def object_kind(obj: ClauseObject, verb: str, lex: Lexicon) -> ObjectKind:
     if first in lex.programs or first.rsplit("/", 1)[-1] in lex.programs:
         return "command"
     if (_PATHLIKE.search(text) or _known_file_name(text)) and " " not in text and "=" not in text and "(" not in text:
-        return "path" if verb in lex.edit_verbs or verb not in lex.content_verbs else "content"
+        if verb in lex.content_verbs - lex.edit_verbs:
+            return "content"
+        if verb in lex.edit_verbs or _surely_a_path(text) or not _MEMBER.match(text):
+            return "path"
+        # ("Avoid `Thread.sleep`": a type's member, which no file is named, with no verb that edits it: code)
     if verb in lex.run_verbs - lex.content_verbs and re.match(r"^[a-z][\w.-]*(?:\s+\S+)*$", text):
         return "command"
     return "content"

@@ -2879,3 +2879,35 @@ def test_a_place_after_the_form_a_preference_turns_down_is_where_it_holds():
     _, evaluator = _compiled("- Prefer `fixture.Flush()` over direct `sentry.Flush(...)`")
     write = {"tool_name": "Write", "tool_input": {"file_path": "client_test.go", "content": "sentry.Flush(time.Second)\n"}}
     assert evaluator.evaluate(write).warnings
+
+
+# Findings of the held-out set 30 (files 271-278), measured blind and then read.
+
+def test_a_javadoc_tag_is_code_not_a_git_tag():
+    # apache/pekko AGENTS.md: "Do not add `@author` tags."
+    imp, evaluator = _compiled("Do not add `@author` tags.")
+    assert imp.action == "ask"
+    assert _decide(evaluator, "Write", {"file_path": "src/Main.java", "content": "/**\n * @author jdoe\n */"}) == "ask"
+    assert _decide(evaluator, "Write", {"file_path": "src/Main.java", "content": "/** Reads the stream. */"}) == "allow"
+    assert _rules("Never push the `v1` tag.\n") == []  # a git tag's name is no text in a file
+
+
+def test_a_types_member_is_code_not_a_file():
+    # apache/pekko AGENTS.md: "Avoid `Thread.sleep`." (read as a file named `Thread.sleep` and demoted)
+    imp, evaluator = _compiled("- Avoid `Thread.sleep`.")
+    assert imp.action == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "src/test/FooSpec.scala", "old_string": "a", "new_string": "Thread.sleep(100)"}) == "ask"
+    assert _decide(evaluator, "Edit", {"file_path": "src/test/FooSpec.scala", "old_string": "a", "new_string": "probe.expectMsg(Done)"}) == "allow"
+    # a lowercase name with an unknown ending may be a file: still no rule
+    assert _rules("Avoid `config.local`.\n") == []
+
+
+def test_a_place_in_code_is_no_folder_when_the_verb_has_its_own_object():
+    # bitwarden/android .claude/CLAUDE.md, under "### DON'T": "Update state directly inside coroutines" updates the
+    # state, somewhere in the code; no folder named `coroutines/` is meant
+    assert _rules("# Rules\n\n### DON'T\n- Update state directly inside coroutines (use internal actions)\n") == []
+    # with no object of its own, the place is what the edit acts on
+    _, evaluator = _compiled("Never change anything in `vendor/`.")
+    assert _decide(evaluator, "Edit", {"file_path": "vendor/lib/a.go", "old_string": "a", "new_string": "b"}) == "block"
+    _, evaluator = _compiled("Never modify files under `dist/`.")
+    assert _decide(evaluator, "Edit", {"file_path": "dist/app.js", "old_string": "a", "new_string": "b"}) == "block"
