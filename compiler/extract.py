@@ -28,9 +28,9 @@ from ..grammar import load as load_grammar
 from .admission import load_admission, surely_a_path
 from .blocks import Block, load_block_parser, parse_blocks
 from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, place_as_object, read_clause, split_sentences, strongest
-from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Prose, Severity, Skipped, proposed_routes, with_reviewer
+from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Pattern, Prose, Severity, Skipped, TriggerKind, proposed_routes, with_reviewer
 from .ladder import load_ladder, normalise_word
-from .regexes import glob_to_regex
+from .regexes import any_of, glob_to_regex
 from .sources import Source, load_conventions
 from .triggers import COMMIT_VERBS, infer_sequence, infer_trigger, is_script, load_lexicon, object_kind, omp_trigger
 
@@ -711,6 +711,8 @@ def _imperative_from(source: Source, reading: Reading, role_ok: bool) -> Imperat
         section = lexicon.section_scope([h.title for h in headings])
         if section and section not in trigger.file_scope:  # "## Testing": the heading scopes the file rules under it
             trigger.file_scope = f"^(?=.*{trigger.file_scope})(?=.*{section})" if trigger.file_scope else section
+    if trigger is not None and trigger.kind == TriggerKind.PATH and cls.polarity == "negative" and unit.sentence is not None:
+        _spare_nesting_paths(trigger, unit.sentence, lexicon)
     context: dict = {}
     if headings:
         context["heading"] = headings[-1].title
@@ -728,6 +730,20 @@ def _imperative_from(source: Source, reading: Reading, role_ok: bool) -> Imperat
         imperative.routes = with_reviewer(imperative.routes)  # quality and principle rules also inform the reviewer
         imperative.reasons.append("rationale to Pass 3 prose (§15.1)")
     return imperative
+
+
+def _spare_nesting_paths(trigger, sentence: Sentence, lexicon) -> None:
+    """"Blog posts must be placed in `/infra/website/docs/blog/` — do NOT create blog posts under `docs/blog/`": a path
+    the sentence names besides the forbidden one, holding it further down (`…/docs/blog/`), is another place, which
+    a rule on the forbidden name anywhere would also stop: it stays allowed."""
+    forbidden = re.compile(next(p.regex for p in trigger.patterns if not p.negate))
+    spared = []
+    for path in (p.lstrip("/") for p in _named_paths(sentence.tokens)):
+        found = forbidden.search(path)
+        if path not in trigger.values and found and found.start() > 0:
+            spared.append(glob_to_regex(path))
+    if spared:
+        trigger.patterns += [Pattern(field=f, regex=any_of(spared), flags="", negate=True) for f in lexicon.tools["path_fields"]]
 
 
 def _run_on(sentence: Sentence, markers: list[Marker]) -> str:

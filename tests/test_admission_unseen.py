@@ -2911,3 +2911,16 @@ def test_a_place_in_code_is_no_folder_when_the_verb_has_its_own_object():
     assert _decide(evaluator, "Edit", {"file_path": "vendor/lib/a.go", "old_string": "a", "new_string": "b"}) == "block"
     _, evaluator = _compiled("Never modify files under `dist/`.")
     assert _decide(evaluator, "Edit", {"file_path": "dist/app.js", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_a_named_path_that_holds_the_forbidden_folder_further_down_stays_allowed():
+    # feast-dev/feast AGENTS.md: the place the sentence asks for ends in the folder it forbids elsewhere
+    imp, evaluator = _compiled("**Blog posts must be placed in `/infra/website/docs/blog/`** — do NOT create blog posts under "
+                               "`docs/blog/` or any other location.")
+    assert imp.action == "block"
+    assert _decide(evaluator, "Write", {"file_path": "docs/blog/launch.md", "content": "x"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "sdk/docs/blog/launch.md", "content": "x"}) == "block"
+    assert _decide(evaluator, "Write", {"file_path": "infra/website/docs/blog/feast-dqm-monitoring.md", "content": "x"}) == "allow"
+    # a path that starts with the forbidden folder is inside it, no other place
+    _, evaluator = _compiled("Never edit `docs/blog/` or `docs/blog/drafts/`.")
+    assert _decide(evaluator, "Edit", {"file_path": "docs/blog/drafts/a.md", "old_string": "a", "new_string": "b"}) == "block"
