@@ -302,6 +302,14 @@ def _verb_after(words: list[str], data: _Data) -> str:
     return ""
 
 
+def _quoted_verb(words: list[str], values) -> str:
+    """'Do not "fix" a `Done` card': a word in quotes after the rule word, when the rule is on something else, is
+    its verb ('Never "Netbox"' is the text itself)."""
+    word = words[0].strip("*_,.") if words else ""
+    quoted = word[1:-1].lower() if len(word) > 2 and word[0] in "\"“" and word[-1] in "\"”" else ""
+    return quoted if quoted.isalpha() and quoted not in (v.lower() for v in values) else ""
+
+
 def _verb_misfit(imp, kind: str, first: str, data: _Data) -> str:
     """Why the clause's verb (or `first`, the word after the rule word) is not what the rule would watch: a path rule
     needs a verb that changes the file, a content rule one that writes the name, and a verb that keeps its object
@@ -342,7 +350,8 @@ def _kind(imp, source, data: _Data):
     if kind == "content" and data.removal_verbs & {verb, imp.clause.verb}:
         removal = verb if verb in data.removal_verbs else imp.clause.verb
         return (f"'{removal}' forbids taking it out of a file, and this rule would stop writing it"), None
-    if imp.rule_trigger.kind != TriggerKind.PROSE and (misfit := _verb_misfit(imp, kind, _verb_after(after, data), data)):
+    first = _verb_after(after, data) or _quoted_verb(after, values)
+    if imp.rule_trigger.kind != TriggerKind.PROSE and (misfit := _verb_misfit(imp, kind, first, data)):
         return misfit, None
     for value in values:
         if kind != "mcp" and _said(data, "tool_mention", value, imp.quote):
@@ -384,10 +393,10 @@ def _scope(imp, source, data: _Data):
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
     if clause.purpose and (tool_kind(trigger) == "content" or trigger.kind == TriggerKind.COMMAND and not _restates(clause.purpose, trigger)):
         return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
-    for value in trigger.values if trigger.kind in (TriggerKind.CONTENT, TriggerKind.COMMAND) else ():
+    for value in trigger.values if trigger.kind in (TriggerKind.CONTENT, TriggerKind.COMMAND, TriggerKind.PATH) else ():
         if found := _said(data, "paired_with", value, imp.quote):
             return f"'{found.group(0)}' forbids the pair, and this rule would fire on `{value}` alone", None
-        if _said(data, "contrast", value, imp.quote):
+        if trigger.kind != TriggerKind.PATH and _said(data, "contrast", value, imp.quote):
             return f"`{value}` is turned down for what the sentence's subject uses, and this rule would fire on every use", None
         if trigger.kind == TriggerKind.CONTENT and (found := _said(data, "narrowing_adjective", value, imp.quote)):
             return f"'{found.group(0)}' narrows which `{value}` the sentence forbids, which a pattern cannot see", None

@@ -34,6 +34,7 @@ class Ladder:
     list_openers_before_to: frozenset[str]
     descriptive_subjects: frozenset[str]
     relative_pronouns: frozenset[str]
+    possessive_relatives: frozenset[str]
     copulas: frozenset[str]
     attributive_markers: frozenset[str]
     predicate_followers: frozenset[str]
@@ -72,6 +73,8 @@ class Ladder:
             return True
         if before == self.purpose_word and (i < 2 or words[i - 2] not in self.modals_before_to) \
                 and not (i == 2 and words[0] in self.list_openers_before_to):
+            return True
+        if i >= 2 and words[i - 2] in self.possessive_relatives:
             return True
         if before in self.relative_pronouns and self.classes[cls].polarity == "positive":
             return True
@@ -189,6 +192,7 @@ def load_ladder() -> Ladder:
         list_openers_before_to=frozenset(data["list_openers_before_to"]),
         descriptive_subjects=frozenset(data["descriptive_subjects"]),
         relative_pronouns=frozenset(data["relative_pronouns"]),
+        possessive_relatives=frozenset(data["possessive_relatives"]),
         copulas=frozenset(data["copulas"]),
         attributive_markers=frozenset(data["attributive_markers"]),
         predicate_followers=frozenset(data["predicate_followers"]),

@@ -2924,3 +2924,33 @@ def test_a_named_path_that_holds_the_forbidden_folder_further_down_stays_allowed
     # a path that starts with the forbidden folder is inside it, no other place
     _, evaluator = _compiled("Never edit `docs/blog/` or `docs/blog/drafts/`.")
     assert _decide(evaluator, "Edit", {"file_path": "docs/blog/drafts/a.md", "old_string": "a", "new_string": "b"}) == "block"
+
+
+# Findings of the hand audit on the final tree (modelcontextprotocol/inspector, koel/koel).
+
+def test_an_act_on_a_file_alone_forbids_it_only_without_the_other():
+    # modelcontextprotocol/inspector AGENTS.md: "Never edit `copilot-instructions.md` alone to change a rule; change it
+    # here first, then mirror." (the mirror step edits it)
+    imp, _ = _compiled("** Never edit `copilot-instructions.md` alone to change a rule; change it here first, then mirror.")
+    assert imp.admission.decision == "demoted" and "alone" in imp.admission.reason
+    _, evaluator = _compiled("Never edit `copilot-instructions.md`.")
+    assert _decide(evaluator, "Edit", {"file_path": ".github/copilot-instructions.md", "old_string": "a", "new_string": "b"}) == "block"
+
+
+def test_a_verb_in_quotes_is_still_the_verb():
+    # modelcontextprotocol/inspector AGENTS.md: '**Do not "fix" a `Done` card that is missing a milestone.**' asked on
+    # every `Done` written; fixing a card writes nothing
+    imp, _ = _compiled('**Do not "fix" a `Done` card that is missing a milestone.**')
+    assert imp.admission.decision == "demoted" and "'fix'" in imp.admission.reason
+    imp, _ = _compiled('Do not "use" `eval`.')
+    assert imp.admission.decision == "admitted"
+
+
+def test_a_rule_word_after_whose_and_a_noun_describes_it():
+    # modelcontextprotocol/inspector AGENTS.md: "(the other clients, whose tests don't spawn their bundle, keep an explicit
+    # `build`)" asked before every build command
+    assert _rules("It has **no** separate `build` step (the other clients, whose tests don't spawn their bundle, keep an "
+                  "explicit `build`).\n") == []
+    # a rule word after the noun's own verb is still one (here narrowed by its subject, so it goes to Pass 2)
+    imp, _ = _compiled("Clients whose tests spawn a bundle must never run `npm run build`.")
+    assert imp.action == "block" and imp.marker.lower() == "must never"
