@@ -50,6 +50,7 @@ class _Data:
     preference_split: re.Pattern
     only_if_person: re.Pattern
     unprompted: re.Pattern
+    purpose_limit: re.Pattern
     review_verbs: frozenset[str]
     review_places: re.Pattern
     action_verbs: frozenset[str]
@@ -88,6 +89,7 @@ def load_admission() -> _Data:
         preference_split=re.compile(data["preference_split"], re.IGNORECASE),
         only_if_person=re.compile(data["only_if_person"], re.IGNORECASE),
         unprompted=re.compile(data["unprompted"], re.IGNORECASE),
+        purpose_limit=re.compile(data["purpose_limit"], re.IGNORECASE),
         review_verbs=frozenset(data["review_verbs"]),
         review_places=re.compile(data["review_places"]),
         action_verbs=frozenset(data["action_verbs"]),
@@ -393,6 +395,8 @@ def _scope(imp, source, data: _Data):
         return f"'{qualifiers[0]}' narrows the rule, and no file scope says so", None
     if clause.purpose and (tool_kind(trigger) == "content" or trigger.kind == TriggerKind.COMMAND and not _restates(clause.purpose, trigger)):
         return f"'{clause.purpose}' narrows what the rule forbids, which a pattern cannot see", None
+    if limited := data.purpose_limit.search(imp.quote):
+        return f"'{limited.group(0)}' forbids the act for that purpose only, and a call does not say why it is made", None
     for value in trigger.values if trigger.kind in (TriggerKind.CONTENT, TriggerKind.COMMAND, TriggerKind.PATH) else ():
         if found := _said(data, "paired_with", value, imp.quote):
             return f"'{found.group(0)}' forbids the pair, and this rule would fire on `{value}` alone", None

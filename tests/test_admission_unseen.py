@@ -2954,3 +2954,17 @@ def test_a_rule_word_after_whose_and_a_noun_describes_it():
     # a rule word after the noun's own verb is still one (here narrowed by its subject, so it goes to Pass 2)
     imp, _ = _compiled("Clients whose tests spawn a bundle must never run `npm run build`.")
     assert imp.action == "block" and imp.marker.lower() == "must never"
+
+
+@pytest.mark.parametrize("line", [
+    "Don't add a dependency to a client just to satisfy this.",  # modelcontextprotocol/inspector AGENTS.md
+    "Never force push only to tidy the history.",
+])
+def test_an_act_forbidden_just_for_one_purpose_goes_to_pass_2(line):
+    imp, _ = _compiled(line)
+    assert imp.admission.decision == "demoted" and "that purpose only" in imp.admission.reason
+
+
+def test_a_purpose_that_does_not_limit_the_ban_keeps_the_rule():
+    imp, _ = _compiled("Never push to main, not even to fix a typo.")
+    assert imp.admission.decision == "admitted"
