@@ -898,14 +898,19 @@ def place_as_object(clause: Clause, lexicon) -> None:
         clause.file_scope = []
 
 
+def words_after_verb(clause: Clause) -> list[str] | None:
+    """The clause's words after its verb, or None when the verb is not among them."""
+    words = clause.scope_text.split()
+    return words[words.index(clause.verb) + 1 :] if clause.verb in words else None
+
+
 def _acts_on_a_word(clause: Clause, lexicon) -> bool:
     """"Update state directly inside coroutines": the verb has an object of its own in words, and the place, a plain
     word (no path is written: "edit translated docs under `docs/ja`" names its folder), only says where in the code."""
     if any(glob in clause.scope_text for glob in clause.file_scope):
         return False
     known = lexicon.clause_words
-    words = clause.scope_text.lower().split()
-    after = words[words.index(clause.verb) + 1 :] if clause.verb in words else []
+    after = words_after_verb(clause) or []
     passed = known["self_references"] | lexicon.verbs | {"or", "and"}  # ("delete or rename files under …")
     named = next((w for w in after if w not in passed), "")
     return bool(named) and named not in known["place_prepositions"] | known["glob_place_prepositions"] | known["place_objects"]

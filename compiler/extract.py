@@ -27,7 +27,7 @@ from typing import NamedTuple
 from ..grammar import load as load_grammar
 from .admission import load_admission, surely_a_path
 from .blocks import Block, load_block_parser, parse_blocks
-from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, place_as_object, read_clause, split_sentences, strongest
+from .clauses import Clause, Marker, Sentence, find_markers, lead_verb, load_scanner, place_as_object, read_clause, split_sentences, strongest, words_after_verb
 from .ir import RUN_ON, Action, ClauseObject, ClauseObjectKind, Imperative, Pattern, Prose, Severity, Skipped, TriggerKind, proposed_routes, with_reviewer
 from .ladder import load_ladder, normalise_word
 from .regexes import any_of, glob_to_regex
@@ -543,10 +543,10 @@ def _read_item_subject(clause: Clause, item: str) -> None:
     lexicon = load_lexicon()
     subject = _ITEM_SUBJECT.match(item)
     verb = clause.verb
+    references = lexicon.clause_words["self_references"]
+    after = words_after_verb(clause)
     if subject is not None and verb in lexicon.run_verbs and not clause.objects and is_script(named := subject.group(1) or subject.group(2), lexicon):
-        words = clause.scope_text.split()
-        after = words[words.index(verb) + 1 :] if verb in words else [""]
-        if after and after[0] in lexicon.clause_words["self_references"] and all(w in lexicon.clause_words["self_references"] for w in after):
+        if after and all(w in references for w in after):
             clause.objects = [ClauseObject(ClauseObjectKind.CODE, named)]
         return
     if subject is not None and subject.group(1) is None:
@@ -555,9 +555,7 @@ def _read_item_subject(clause: Clause, item: str) -> None:
             or "/" not in subject.group(1).strip("/") and not re.search(r"\.\w+$", subject.group(1)) \
             or any(object_kind(o, verb, lexicon) != "command" for o in clause.objects):
         return  # (a layout's bare folder, `completions/`, is the root's, and a rule on it would match every nested one)
-    words = clause.scope_text.split()
-    after = words[words.index(verb) + 1 :] if verb in words else [""]
-    if not after or after[0] in lexicon.clause_words["self_references"]:
+    if after is not None and (not after or after[0] in references):
         clause.objects = [ClauseObject(ClauseObjectKind.PATH, subject.group(1))]
 
 
@@ -572,11 +570,10 @@ def _read_antecedent(clause: Clause, before: tuple, earlier: bool = False) -> No
     before (`earlier`), "these" takes every path it names, and "it" or "that file" its only one: of two ("regenerates
     `cli.md` via `generate.py`. Don't edit that file"), which one is meant is for the reader to judge."""
     lexicon = load_lexicon()
-    words = clause.scope_text.split()
+    after = words_after_verb(clause)
     commits = clause.verb in COMMIT_VERBS
-    if clause.objects or clause.verb not in words or not (commits or clause.verb in lexicon.edit_verbs):
+    if clause.objects or after is None or not (commits or clause.verb in lexicon.edit_verbs):
         return
-    after = words[words.index(clause.verb) + 1 :]
     if commits and (changes := _CHANGES_TO.match(" ".join(after))):
         after = after[len(changes.group(0).split()) :]  # "never commit changes to them": what the changes are to
     points = bool(after) and after[0] in _POINTERS and all(w in lexicon.clause_words["self_references"] for w in after)
